@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages a Kite build or test needs. Idempotent and quick
+# when everything is present. Usage: deps.sh [group...]; groups: build vm qemu
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+groups=${*:-build qemu vm}
+pkgs=()
+for g in $groups; do
+    case $g in
+    build) pkgs+=(build-essential cmake ninja-build pkg-config python3 libgtest-dev libgmock-dev
+                  gcc-riscv64-unknown-elf sparse) ;;
+    qemu)  pkgs+=(dpkg-dev libglib2.0-dev libpixman-1-dev python3-venv flex bison
+                  qemu-system-data seabios) ;;
+    vm)    pkgs+=(debootstrap busybox-static e2fsprogs cpio kmod iperf3 zstd) ;;
+    rtl)   pkgs+=(verilator iverilog yosys) ;;
+    *) echo "deps: unknown group $g" >&2; exit 2 ;;
+    esac
+done
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    "$here/apt-sources.sh"
+    echo "[setup] installing: ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
