@@ -23,7 +23,7 @@ Suites: bookworm bookworm-backports trixie
 Components: main
 Signed-By: $key
 "
-if [ ! -f "$out" ] || [ "$(cat "$out")" != "$want" ]; then
+if ! printf '%s' "$want" | cmp -s - "$out"; then
     printf '%s' "$want" > "$out"
     rm -f /var/lib/apt/kite-updated
 fi

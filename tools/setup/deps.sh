@@ -10,7 +10,7 @@ for g in $groups; do
     build) pkgs+=(build-essential cmake ninja-build pkg-config python3 libgtest-dev libgmock-dev
                   gcc-riscv64-unknown-elf sparse) ;;
     qemu)  pkgs+=(dpkg-dev libglib2.0-dev libpixman-1-dev python3-venv flex bison
-                  qemu-system-data seabios ipxe-qemu meson libcap-ng-dev) ;;
+                  qemu-system-data seabios ipxe-qemu meson libcap-ng-dev libfdt-dev) ;;
     vm)    pkgs+=(debootstrap busybox-static e2fsprogs cpio kmod iperf3 zstd xz-utils dwarves) ;;
     rtl)   pkgs+=(verilator iverilog yosys) ;;
     *) echo "deps: unknown group $g" >&2; exit 2 ;;
