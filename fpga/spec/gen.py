@@ -64,9 +64,17 @@ def validate(spec):
         op, cin, cout, _ = c
         if op not in [v[0] for v in enums["cmd_opcode"]["values"]]:
             raise SpecError(f"command {op} has no opcode")
+        lim = {n: v for _, n, v, _ in consts(spec)}
+        sizes = {s["name"]: s["size"] for s in spec["structs"]}
         for st, limit in ((cin, "CMD_IN_SIZE"), (cout, "CMD_OUT_SIZE")):
             if st and st not in names:
                 raise SpecError(f"command {op}: unknown struct {st}")
+            if st and sizes[st] > lim[limit]:
+                raise SpecError(f"command {op}: {st} is larger than {limit}")
+    ops = [c[0] for c in spec["commands"][0]["list"]]
+    for name, _, _ in enums["cmd_opcode"]["values"]:
+        if name not in ops:
+            raise SpecError(f"opcode {name} has no command entry")
     for r in spec["regs"]:
         if r["off"] % 4:
             raise SpecError(f"register {r['name']} misaligned")
@@ -287,14 +295,15 @@ def gen_cpp(spec):
 # ----------------------------------------------------------------- SystemVerilog
 
 def gen_sv(spec):
-    o = [f"// {BANNER}", "// Structs are packed with byte 0 in bits [7:0], i.e. the little-endian", "// memory image of the structure.", "package kite_pkg;", ""]
+    o = [f"// {BANNER}", "// Structs are packed with byte 0 in bits [7:0], i.e. the little-endian", "// memory image of the structure.", "package kite_pkg;", "",
+         "  // A package defines names for many blocks; each uses a few.", "  /* verilator lint_off UNUSEDPARAM */", ""]
     m = spec["meta"]
     o.append(f"  localparam int unsigned SPEC_MAJOR = {m['spec_major']};")
     o.append(f"  localparam int unsigned SPEC_MINOR = {m['spec_minor']};")
     o.append("  localparam logic [31:0] MAGIC = 32'h4b495445;")
     for grp, name, val, doc in consts(spec):
         pre = "DB_" if grp == "db" else ""
-        o.append(f"  localparam longint unsigned {pre}{name} = 64'h{val:x};  // {doc}")
+        o.append(f"  localparam longint unsigned {pre}{name} = 64'h{val:x};" + (f"  // {doc}" if doc else ""))
     o.append("")
     for r in spec["regs"]:
         o.append(f"  localparam logic [15:0] REG_{r['name']} = 16'h{r['off']:04x};")
@@ -346,6 +355,7 @@ def gen_sv(spec):
                 o.append(f"    logic [{w - 1}:0] {name};" if w > 1 else f"    logic {name};")
         o.append(f"  }} {s['name']}_t;  // {s['size'] * 8} bits")
         o.append("")
+    o.append("  /* verilator lint_on UNUSEDPARAM */")
     o.append("endpackage : kite_pkg")
     return "\n".join(o) + "\n"
 

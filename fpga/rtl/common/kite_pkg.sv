@@ -3,6 +3,9 @@
 // memory image of the structure.
 package kite_pkg;
 
+  // A package defines names for many blocks; each uses a few.
+  /* verilator lint_off UNUSEDPARAM */
+
   localparam int unsigned SPEC_MAJOR = 1;
   localparam int unsigned SPEC_MINOR = 0;
   localparam logic [31:0] MAGIC = 32'h4b495445;
@@ -645,7 +648,7 @@ package kite_pkg;
   typedef struct packed {
     logic [127:0] pad0;
     logic [31:0] db_page;
-    logic [15:0] vector;
+    logic [15:0] msix_vector;
     logic [6:0] flags_rsvd1;
     logic flags_async;
     logic [7:0] log_size;
@@ -969,4 +972,5 @@ package kite_pkg;
     logic [15:0][7:0] gid;
   } gid_in_t;  // 256 bits
 
+  /* verilator lint_on UNUSEDPARAM */
 endpackage : kite_pkg

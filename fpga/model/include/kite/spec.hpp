@@ -1197,7 +1197,7 @@ struct __attribute__((packed)) create_eq_in {
     uint64_t base;  // bus address
     uint8_t log_size;
     uint8_t flags;
-    uint16_t vector;  // MSI-X vector
+    uint16_t msix_vector;  // MSI-X vector
     uint32_t db_page;  // doorbell page that may ring this EQ
     uint8_t pad0[16];
     static constexpr uint8_t FLAGS_ASYNC = 0x1U;
@@ -1206,7 +1206,7 @@ static_assert(sizeof(create_eq_in) == 32);
 static_assert(offsetof(create_eq_in, base) == 0);
 static_assert(offsetof(create_eq_in, log_size) == 8);
 static_assert(offsetof(create_eq_in, flags) == 9);
-static_assert(offsetof(create_eq_in, vector) == 10);
+static_assert(offsetof(create_eq_in, msix_vector) == 10);
 static_assert(offsetof(create_eq_in, db_page) == 12);
 
 // Output of every CREATE and ALLOC command.

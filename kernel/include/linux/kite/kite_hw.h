@@ -1065,7 +1065,7 @@ struct kite_create_eq_in {
 	__le64 base;
 	u8 log_size;
 	u8 flags;
-	__le16 vector;
+	__le16 msix_vector;
 	__le32 db_page;
 	u8 pad0[16];
 };

@@ -1065,7 +1065,7 @@ struct kite_create_eq_in {
 	__le64 base;
 	uint8_t log_size;
 	uint8_t flags;
-	__le16 vector;
+	__le16 msix_vector;
 	__le32 db_page;
 	uint8_t pad0[16];
 };
