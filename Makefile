@@ -1,0 +1,79 @@
+# Kite: one entry point. `make demo` and `make test` work on a fresh Debian 12
+# machine (as root): they install what they need, build what is stale and reuse
+# caches kept outside the repo in $(KITE_CACHE).
+
+KITE_CACHE ?= /var/cache/kite
+export KITE_CACHE
+KVER_SERIES ?= 6.1
+BUILD := $(CURDIR)/build
+NPROC := $(shell nproc)
+
+.PHONY: all help deps spec spec-check model firmware-rv32 kernel kernel-check fabric qemu images \
+        test test-all demo bench rtl-check clean
+
+all: model kernel fabric
+
+help:
+	@echo "make demo        boot two emulated hosts with Kite cards, show link, ping, iperf3"
+	@echo "make test        build everything stale and run the test suites (~30-45 min fresh)"
+	@echo "make bench       benchmarks: Kite vs virtio-net/e1000e (not tests)"
+	@echo "make rtl-check   RTL lint, testbenches and synthesis only"
+	@echo "make spec        regenerate headers/packages/docs from fpga/spec/kite.toml"
+	@echo "make kernel KVER_SERIES=6.12   build the modules for another Debian kernel"
+
+deps:
+	@tools/setup/deps.sh build qemu vm rtl
+
+spec:
+	@python3 fpga/spec/gen.py
+
+spec-check:
+	@python3 fpga/spec/gen.py --check
+
+model:
+	@tools/setup/deps.sh build
+	@cmake -S fpga/model -B $(BUILD)/model -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD)/model -j $(NPROC)
+
+firmware-rv32:
+	@tools/setup/deps.sh build
+	@$(MAKE) -s -C firmware rv32 BUILD=$(BUILD)/firmware
+
+kernel:
+	@tools/setup/deps.sh build
+	@kver=$$(tools/vm/kernel.sh $(KVER_SERIES) --print-kver) && \
+	 kdir=$$(tools/vm/kernel.sh $(KVER_SERIES) --print-kdir) && \
+	 echo "[kernel] building modules for $$kver" && \
+	 rm -rf $(BUILD)/kernel/$(KVER_SERIES) && mkdir -p $(BUILD)/kernel/$(KVER_SERIES) && \
+	 cp -a kernel/. $(BUILD)/kernel/$(KVER_SERIES)/ && \
+	 $(MAKE) -s -C $$kdir M=$(BUILD)/kernel/$(KVER_SERIES)/drivers/net/ethernet/kite \
+	    KITE_INCLUDE=$(BUILD)/kernel/$(KVER_SERIES)/include W=1 modules 2>&1 | tee $(BUILD)/kernel/$(KVER_SERIES)/build.log && \
+	 ! grep -E 'warning:|error:' $(BUILD)/kernel/$(KVER_SERIES)/build.log
+
+fabric:
+	@tools/setup/deps.sh build
+	@cmake -S tools/fabric -B $(BUILD)/fabric -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build $(BUILD)/fabric -j $(NPROC)
+
+qemu:
+	@tools/qemu/build.sh
+
+images:
+	@tools/vm/kernel.sh $(KVER_SERIES) >/dev/null
+	@tools/vm/rootfs.sh
+
+test:
+	@python3 tests/run.py
+
+demo: model kernel fabric qemu images
+	@python3 tools/demo/demo.py
+
+bench: model kernel fabric qemu images
+	@python3 tools/bench/bench.py
+
+rtl-check:
+	@tools/setup/deps.sh rtl
+	@fpga/check.sh
+
+clean:
+	rm -rf $(BUILD)
