@@ -47,6 +47,9 @@ package kite_pkg;
   localparam longint unsigned LKEY_PHYS = 64'h0;  // Reserved lkey: addresses are bus addresses of the function (kernel queues only)
   localparam longint unsigned NO_OBJECT = 64'hffffffff;  // Object number meaning none (e.g. no SRQ)
   localparam longint unsigned GID_TABLE_SIZE = 64'h10;  // RoCE GID table entries per port and function
+  localparam longint unsigned FW_IMAGE_MAGIC = 64'h4957464b;  // fw_image_header.magic: the bytes 'KFWI'
+  localparam longint unsigned FW_IMAGE_MAX = 64'h100000;  // Largest image (one flash bank, 1 MiB)
+  localparam longint unsigned FW_CHUNK_MAX = 64'h1000;  // Largest FLASH_WRITE chunk
   localparam longint unsigned ROCEV2_UDP_PORT = 64'h12b7;  // RoCEv2 UDP destination port
   localparam longint unsigned ETH_P_8021Q = 64'h8100;  // VLAN TPID
   localparam longint unsigned DB_SQ = 64'h0;  // SQ producer index
@@ -190,6 +193,7 @@ package kite_pkg;
     SYNDROME_EQ_OWNER = 16'h106,
     SYNDROME_EQ_IN_USE = 16'h107,
     SYNDROME_EQ_ALIGN = 16'h108,
+    SYNDROME_EQ_ASYNC_EXISTS = 16'h109,
     SYNDROME_CQ_LOG_SIZE = 16'h201,
     SYNDROME_CQ_NONE_FREE = 16'h202,
     SYNDROME_CQ_UNKNOWN = 16'h203,
@@ -254,6 +258,7 @@ package kite_pkg;
     SYNDROME_FLASH_IMAGE = 16'hd03,
     SYNDROME_DB_NONE_FREE = 16'hf01,
     SYNDROME_DB_UNKNOWN = 16'hf02,
+    SYNDROME_DB_IN_USE = 16'hf03,
     SYNDROME_GID_INDEX = 16'h1001,
     SYNDROME_GID_TYPE = 16'h1002,
     SYNDROME_DMA_READ = 16'h1101,
@@ -949,6 +954,17 @@ package kite_pkg;
     logic [31:0] offset;
     logic [63:0] addr;
   } flash_in_t;  // 256 bits
+
+  // Header at offset 0 of a firmware image. FLASH_COMMIT checks magic, header_version, image_len (= the FLASH_BEGIN size) and the CRC-32 of the whole image.
+  typedef struct packed {
+    logic [31:0][7:0] version_str;
+    logic [2:0][31:0] rsvd;
+    logic [31:0] build;
+    logic [31:0] fw_version;
+    logic [31:0] image_len;
+    logic [31:0] header_version;
+    logic [31:0] magic;
+  } fw_image_header_t;  // 512 bits
 
   // QUERY_HEALTH output.
   typedef struct packed {

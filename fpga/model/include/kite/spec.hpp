@@ -58,6 +58,12 @@ inline constexpr uint64_t NO_OBJECT = 0xffffffff;  // Object number meaning none
 inline constexpr uint64_t GID_TABLE_SIZE = 0x10;  // RoCE GID table entries per port and function
 }  // namespace limits
 
+namespace flash {
+inline constexpr uint64_t FW_IMAGE_MAGIC = 0x4957464b;  // fw_image_header.magic: the bytes 'KFWI'
+inline constexpr uint64_t FW_IMAGE_MAX = 0x100000;  // Largest image (one flash bank, 1 MiB)
+inline constexpr uint64_t FW_CHUNK_MAX = 0x1000;  // Largest FLASH_WRITE chunk
+}  // namespace flash
+
 namespace wire {
 inline constexpr uint64_t ROCEV2_UDP_PORT = 0x12b7;  // RoCEv2 UDP destination port
 inline constexpr uint64_t ETH_P_8021Q = 0x8100;  // VLAN TPID
@@ -286,6 +292,7 @@ inline constexpr uint32_t EQ_UNKNOWN = 0x105;  // EQ number does not exist
 inline constexpr uint32_t EQ_OWNER = 0x106;  // EQ belongs to another function
 inline constexpr uint32_t EQ_IN_USE = 0x107;  // EQ still has CQs attached
 inline constexpr uint32_t EQ_ALIGN = 0x108;  // EQ ring not 4 KiB aligned
+inline constexpr uint32_t EQ_ASYNC_EXISTS = 0x109;  // the function already has an async EQ
 inline constexpr uint32_t CQ_LOG_SIZE = 0x201;  // CQ log_size out of range
 inline constexpr uint32_t CQ_NONE_FREE = 0x202;  // no free CQ
 inline constexpr uint32_t CQ_UNKNOWN = 0x203;  // CQ number does not exist
@@ -350,6 +357,7 @@ inline constexpr uint32_t FLASH_RANGE = 0xd02;  // write beyond the image size
 inline constexpr uint32_t FLASH_IMAGE = 0xd03;  // image failed validation (size, magic or CRC)
 inline constexpr uint32_t DB_NONE_FREE = 0xf01;  // no free doorbell page
 inline constexpr uint32_t DB_UNKNOWN = 0xf02;  // doorbell page not allocated
+inline constexpr uint32_t DB_IN_USE = 0xf03;  // queues are still bound to the doorbell page
 inline constexpr uint32_t GID_INDEX = 0x1001;  // GID index out of range
 inline constexpr uint32_t GID_TYPE = 0x1002;  // unsupported GID type
 inline constexpr uint32_t DMA_READ = 0x1101;  // DMA read of a command buffer failed
@@ -369,6 +377,7 @@ inline constexpr const char *name(uint32_t v) {
     case 0x106: return "EQ_OWNER";
     case 0x107: return "EQ_IN_USE";
     case 0x108: return "EQ_ALIGN";
+    case 0x109: return "EQ_ASYNC_EXISTS";
     case 0x201: return "CQ_LOG_SIZE";
     case 0x202: return "CQ_NONE_FREE";
     case 0x203: return "CQ_UNKNOWN";
@@ -433,6 +442,7 @@ inline constexpr const char *name(uint32_t v) {
     case 0xd03: return "FLASH_IMAGE";
     case 0xf01: return "DB_NONE_FREE";
     case 0xf02: return "DB_UNKNOWN";
+    case 0xf03: return "DB_IN_USE";
     case 0x1001: return "GID_INDEX";
     case 0x1002: return "GID_TYPE";
     case 0x1101: return "DMA_READ";
@@ -1694,6 +1704,25 @@ static_assert(offsetof(flash_in, offset) == 8);
 static_assert(offsetof(flash_in, len) == 12);
 static_assert(offsetof(flash_in, crc32) == 16);
 static_assert(offsetof(flash_in, rsvd) == 20);
+
+// Header at offset 0 of a firmware image. FLASH_COMMIT checks magic, header_version, image_len (= the FLASH_BEGIN size) and the CRC-32 of the whole image.
+struct __attribute__((packed)) fw_image_header {
+    uint32_t magic;  // FW_IMAGE_MAGIC
+    uint32_t header_version;  // 1
+    uint32_t image_len;  // bytes, header included
+    uint32_t fw_version;  // as FW_VERSION; reported after the next reset
+    uint32_t build;
+    uint32_t rsvd[3];
+    uint8_t version_str[32];  // NUL-terminated
+};
+static_assert(sizeof(fw_image_header) == 64);
+static_assert(offsetof(fw_image_header, magic) == 0);
+static_assert(offsetof(fw_image_header, header_version) == 4);
+static_assert(offsetof(fw_image_header, image_len) == 8);
+static_assert(offsetof(fw_image_header, fw_version) == 12);
+static_assert(offsetof(fw_image_header, build) == 16);
+static_assert(offsetof(fw_image_header, rsvd) == 20);
+static_assert(offsetof(fw_image_header, version_str) == 32);
 
 // QUERY_HEALTH output.
 struct __attribute__((packed)) health_out {

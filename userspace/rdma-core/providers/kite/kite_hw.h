@@ -86,6 +86,12 @@
 #define KITE_NO_OBJECT 0xffffffff
 /* RoCE GID table entries per port and function */
 #define KITE_GID_TABLE_SIZE 16
+/* fw_image_header.magic: the bytes 'KFWI' */
+#define KITE_FW_IMAGE_MAGIC 0x4957464b
+/* Largest image (one flash bank, 1 MiB) */
+#define KITE_FW_IMAGE_MAX 0x100000
+/* Largest FLASH_WRITE chunk */
+#define KITE_FW_CHUNK_MAX 4096
 /* RoCEv2 UDP destination port */
 #define KITE_ROCEV2_UDP_PORT 4791
 /* VLAN TPID */
@@ -245,6 +251,7 @@ enum kite_syndrome {
 	KITE_SYNDROME_EQ_OWNER = 0x106,
 	KITE_SYNDROME_EQ_IN_USE = 0x107,
 	KITE_SYNDROME_EQ_ALIGN = 0x108,
+	KITE_SYNDROME_EQ_ASYNC_EXISTS = 0x109,
 	KITE_SYNDROME_CQ_LOG_SIZE = 0x201,
 	KITE_SYNDROME_CQ_NONE_FREE = 0x202,
 	KITE_SYNDROME_CQ_UNKNOWN = 0x203,
@@ -309,6 +316,7 @@ enum kite_syndrome {
 	KITE_SYNDROME_FLASH_IMAGE = 0xd03,
 	KITE_SYNDROME_DB_NONE_FREE = 0xf01,
 	KITE_SYNDROME_DB_UNKNOWN = 0xf02,
+	KITE_SYNDROME_DB_IN_USE = 0xf03,
 	KITE_SYNDROME_GID_INDEX = 0x1001,
 	KITE_SYNDROME_GID_TYPE = 0x1002,
 	KITE_SYNDROME_DMA_READ = 0x1101,
@@ -658,6 +666,8 @@ static inline const char *kite_syndrome_str(unsigned int v)
 		return "EQ_IN_USE";
 	case KITE_SYNDROME_EQ_ALIGN:
 		return "EQ_ALIGN";
+	case KITE_SYNDROME_EQ_ASYNC_EXISTS:
+		return "EQ_ASYNC_EXISTS";
 	case KITE_SYNDROME_CQ_LOG_SIZE:
 		return "CQ_LOG_SIZE";
 	case KITE_SYNDROME_CQ_NONE_FREE:
@@ -786,6 +796,8 @@ static inline const char *kite_syndrome_str(unsigned int v)
 		return "DB_NONE_FREE";
 	case KITE_SYNDROME_DB_UNKNOWN:
 		return "DB_UNKNOWN";
+	case KITE_SYNDROME_DB_IN_USE:
+		return "DB_IN_USE";
 	case KITE_SYNDROME_GID_INDEX:
 		return "GID_INDEX";
 	case KITE_SYNDROME_GID_TYPE:
@@ -1409,6 +1421,19 @@ struct kite_flash_in {
 };
 
 _Static_assert(sizeof(struct kite_flash_in) == 32, "kite_flash_in size");
+
+/* Header at offset 0 of a firmware image. FLASH_COMMIT checks magic, header_version, image_len (= the FLASH_BEGIN size) and the CRC-32 of the whole image. */
+struct kite_fw_image_header {
+	__le32 magic;
+	__le32 header_version;
+	__le32 image_len;
+	__le32 fw_version;
+	__le32 build;
+	__le32 rsvd[3];
+	uint8_t version_str[32];
+};
+
+_Static_assert(sizeof(struct kite_fw_image_header) == 64, "kite_fw_image_header size");
 
 /* QUERY_HEALTH output. */
 struct kite_health_out {
