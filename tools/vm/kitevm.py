@@ -302,6 +302,10 @@ class VM:
         self.extra_args = list(extra_args)
         self.coldplug = coldplug
         self.index = next(_vm_ids)
+        for i, nic in enumerate(self.nics):
+            if not nic.mac:  # 02:4b (locally administered), model, VM, NIC
+                nic.mac = "02:4b:%02x:%02x:%02x:00" % (
+                    {"kite": 0x54, "virtio": 0x56, "e1000e": 0x45}.get(nic.model, 0x99), self.index & 0xff, i)
         self._own_workdir = workdir is None
         self.workdir = workdir or tempfile.mkdtemp(prefix="kitevm-%s-" % name)
         os.makedirs(self.workdir, exist_ok=True)
@@ -333,8 +337,7 @@ class VM:
                 ndid = "n%d_%d" % (i, j)
                 args += ["-netdev", link.netdev(ndid)]
                 ids.append(ndid)
-            mac = nic.mac or "02:4b:%02x:%02x:%02x:00" % (
-                {"kite": 0x54, "virtio": 0x56, "e1000e": 0x45}.get(nic.model, 0x99), self.index & 0xff, i)
+            mac = nic.mac
             if nic.model == "kite":
                 rp += 1
                 args += ["-device", "pcie-root-port,id=rp%d,chassis=%d,slot=%d" % (rp, rp, rp)]
@@ -540,6 +543,15 @@ class VM:
             with open(dst, "wb") as f:
                 f.write(data)
         return data
+
+    def ifname(self, nic, timeout=30):
+        """The guest interface name of a Nic (or MAC), e.g. vm.ifname(vm.nics[0]);
+        waits for it to appear (a Kite card's netdev exists once kite.ko is loaded)."""
+        mac = (nic.mac if isinstance(nic, Nic) else nic).lower()
+        _, out, _ = self.run("for i in $(seq %d); do for d in /sys/class/net/*; do "
+                             "[ \"$(cat $d/address)\" = %s ] && echo ${d##*/} && exit 0; done; sleep 1; done; exit 1"
+                             % (timeout, mac), timeout=timeout + 10)
+        return out.split()[0]
 
     def console_tail(self, lines=40):
         try:
