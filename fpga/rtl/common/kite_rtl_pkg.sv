@@ -1,0 +1,34 @@
+// Hand-written RTL-internal definitions shared by the Kite blocks. Everything
+// that crosses the PCIe link lives in kite_pkg (generated from fpga/spec);
+// this package only holds datapath conventions that the host never sees.
+package kite_rtl_pkg;
+
+  // MAC-side datapath: 512-bit AXI-Stream beats at 250 MHz (128 Gb/s raw,
+  // enough for 100 GbE including the 20-byte preamble/IFG per frame).
+  localparam int unsigned DATA_W = 512;
+  localparam int unsigned KEEP_W = DATA_W / 8;
+
+  // Ones-complement (RFC 1071) 16-bit addition with end-around carry.
+  // (Verilog-2005 function style: yosys 0.23 parses no `return`.)
+  function automatic logic [15:0] oc_add(input logic [15:0] a, input logic [15:0] b);
+    logic [16:0] s;
+    begin
+      s = {1'b0, a} + {1'b0, b};
+      oc_add = s[15:0] + {15'd0, s[16]};
+    end
+  endfunction
+
+  // Fold a wide two's-complement sum of 16-bit words into 16 bits.
+  function automatic logic [15:0] oc_fold32(input logic [31:0] s);
+    logic [16:0] t;
+    begin
+      t = {1'b0, s[15:0]} + {1'b0, s[31:16]};
+      oc_fold32 = t[15:0] + {15'd0, t[16]};
+    end
+  endfunction
+
+  // L3/L4 classification reported by the parser (RTL-internal encoding).
+  typedef enum logic [1:0] {L3_NONE = 2'd0, L3_IPV4 = 2'd1, L3_IPV6 = 2'd2} l3_type_e;
+  typedef enum logic [1:0] {L4_NONE = 2'd0, L4_TCP = 2'd1, L4_UDP = 2'd2} l4_type_e;
+
+endpackage : kite_rtl_pkg

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Builds one Verilator testbench into build/rtl/<name>/, reusing the previous
+# build when no input changed (hash of RTL, testbench sources and flags).
+# Usage: build.sh NAME TOP TB_CPP RTL_FILE...
+# Prints the path of the executable.
+set -euo pipefail
+name=$1 top=$2 tbcpp=$3; shift 3
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=$root/build/rtl/$name
+mkdir -p "$out"
+flags=(--cc --exe --build -j 2 --top-module "$top" -Wno-fatal -Wno-lint -Wno-style
+       --x-assign unique --x-initial unique
+       -CFLAGS "-std=c++20 -O1 -I$root/fpga/tb/common -I$root/fpga/model/include"
+       --Mdir "$out/obj" -o "$out/tb")
+stamp=$( (cat "$tbcpp" "$root"/fpga/tb/common/*.hpp "$@"; echo "${flags[*]}"; verilator --version) | sha256sum | cut -c1-16)
+if [ -x "$out/tb" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
+    echo "$out/tb"; exit 0
+fi
+rm -f "$out/stamp"
+(cd "$out" && verilator "${flags[@]}" "$@" "$tbcpp") >"$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
+echo "$stamp" >"$out/stamp"
+echo "$out/tb"

@@ -1,0 +1,44 @@
+// The one place where the testbenches reach the reference behaviour.
+//
+// The expected output of every RTL testbench comes from these calls. They are
+// meant to forward to the C++ model's pure functions (fpga/model/include/kite/,
+// being written in parallel); until those land they forward to
+// ref_local.hpp. Switching is a change to this file only.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(KITE_TB_USE_MODEL)
+#include <kite/net.hpp>  // expected: kite::toeplitz_hash, kite::crc32, kite::csum_partial
+#endif
+#include "ref_local.hpp"
+
+namespace kite_ref {
+
+inline uint32_t toeplitz(const uint8_t *key40, const uint8_t *data, size_t len) {
+#if defined(KITE_TB_USE_MODEL)
+    return kite::toeplitz_hash(key40, 40, data, len);
+#else
+    return kite_ref_local::toeplitz(key40, 40, data, len);
+#endif
+}
+
+inline uint32_t crc32(const uint8_t *p, size_t n) {
+#if defined(KITE_TB_USE_MODEL)
+    return kite::crc32(p, n);
+#else
+    return kite_ref_local::crc32(p, n);
+#endif
+}
+
+// Ones-complement sum continuing from @init (16-bit, not inverted).
+inline uint16_t csum(const uint8_t *p, size_t n, uint16_t init = 0) {
+#if defined(KITE_TB_USE_MODEL)
+    return kite::csum_partial(p, n, init);
+#else
+    return kite_ref_local::csum_add(init, p, n);
+#endif
+}
+
+}  // namespace kite_ref
