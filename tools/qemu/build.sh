@@ -41,6 +41,8 @@ configure_flags=(
     --enable-fdt=system
 )
 
+# The whole script is one function so that editing it while a build runs is safe.
+main() {
 log() { printf '[qemu] %s\n' "$*" >&2; }
 die() { printf '[qemu] error: %s\n' "$*" >&2; exit 1; }
 
@@ -140,9 +142,11 @@ for f in "$here"/kite/*.c "$here"/kite/*.h "$here/kite/meson.build" "$here/kite/
     sync_file "$f" "$src/hw/net/kite/${f##*/}"
     want+=("${f##*/}")
 done
-# The card ABI header is used from its single home in the model (never hand-copied).
+# The card ABI header is used from its single home in the model (never hand-copied),
+# So is the generated spec header (C flavour of the provider's copy: stdint types).
 sync_file "$repo/fpga/model/include/kite/card_abi.h" "$src/hw/net/kite/card_abi.h"
-want+=(card_abi.h)
+sync_file "$repo/userspace/rdma-core/providers/kite/kite_hw.h" "$src/hw/net/kite/kite_hw.h"
+want+=(card_abi.h kite_hw.h)
 # Drop files that were removed from tools/qemu/kite/.
 for f in "$src/hw/net/kite"/*; do
     n=${f##*/}
@@ -190,3 +194,6 @@ log "build done in $((SECONDS - start)) s"
 
 ln -sfn "$ver" "$qcache/current"
 printf '%s\n' "$bld/$binary_name"
+}
+
+main "$@"
