@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+// RX pipeline: MAC checks, parse, receive filter, steering (RSS), scatter
+// into the next RQ WQE, checksum verification, completion.
+#pragma once
+
+#include <cstdint>
+
+#include "card/hw.hpp"
+#include "mac/mac.hpp"
+#include "queue/queue.hpp"
+
+namespace kite::model {
+
+class RxPipeline {
+public:
+    RxPipeline(Hw &hw, QueueEngine &q, Mac &mac) : hw_(hw), q_(q), mac_(mac) {}
+    // 1: taken (delivered or dropped and counted); 0: back-pressure.
+    int receive(unsigned port, const uint8_t *frame, size_t len);
+
+private:
+    bool filter_accepts(uint16_t fn, unsigned port, const uint8_t *f, uint16_t outer_vid, bool tagged);
+    Hw &hw_;
+    QueueEngine &q_;
+    Mac &mac_;
+};
+
+}  // namespace kite::model
