@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* Kite FPGA AI NIC: driver-internal definitions. */
+#ifndef _KITE_H
+#define _KITE_H
+
+#include <linux/bitfield.h>
+#include <linux/completion.h>
+#include <linux/interrupt.h>
+#include <linux/kite/kite_aux.h>
+#include <linux/kite/kite_hw.h>
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/pci.h>
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+
+#define KITE_DRV_NAME		"kite"
+
+#define KITE_CMD_LOG_SIZE	4
+#define KITE_CMD_TIMEOUT_MS	5000
+#define KITE_RESET_TIMEOUT_MS	2000
+
+#define KITE_ASYNC_EQ_LOG	8
+#define KITE_COMP_EQ_LOG	7
+
+#define KITE_DEF_CHANNELS	4
+#define KITE_MAX_CHANNELS	16
+
+#define KITE_DEF_RING_SIZE	512
+#define KITE_MIN_RING_SIZE	64
+#define KITE_MAX_RING_SIZE	8192
+
+/* One TX WQE holds ctrl + eth + up to MAX_GATHER entries: 512 bytes. */
+#define KITE_SQ_LOG_STRIDE	9
+#define KITE_TX_MAPS		(MAX_SKB_FRAGS + 1 < KITE_MAX_GATHER ? \
+				 MAX_SKB_FRAGS + 1 : KITE_MAX_GATHER)
+
+/* Largest frame the MAC accepts for an MTU: header, VLAN tag and FCS. */
+#define KITE_RX_FRAME(mtu)	((mtu) + ETH_HLEN + VLAN_HLEN + KITE_FCS_LEN)
+#define KITE_RX_HEADROOM	(NET_SKB_PAD + NET_IP_ALIGN)
+#define KITE_RX_FIRST_LEN	(PAGE_SIZE - KITE_RX_HEADROOM - \
+				 SKB_DATA_ALIGN(sizeof(struct skb_shared_info)))
+#define KITE_RX_MAX_SGE		8
+
+#define KITE_MAX_MAC_FILTERS	64
+
+struct kite_dev;
+struct kite_priv;
+
+struct kite_cmdq {
+	struct kite_cmd_entry *ring;
+	dma_addr_t dma;
+	u16 pi;
+	u32 token;
+	u32 wait_token;
+	bool use_events;
+	struct mutex lock;		/* one command in flight */
+	struct completion done;
+	/* A DMA page for commands that take a buffer by address. */
+	void *mbox;
+	dma_addr_t mbox_dma;
+	struct mutex mbox_lock;		/* owner of mbox */
+};
+
+struct kite_eq {
+	struct kite_dev *kdev;
+	struct kite_eqe *ring;
+	dma_addr_t dma;
+	u32 log_size;
+	u32 ci;
+	u32 eqn;
+	u16 vector;
+	int irq;
+	bool irq_requested;
+	struct kite_channel *ch;	/* completion EQs: the channel it serves */
+	char name[48];
+};
+
+struct kite_cq {
+	struct kite_cqe *ring;
+	dma_addr_t dma;
+	u32 log_size;
+	u32 ci;
+	u32 cqn;
+};
+
+struct kite_tx_buf {
+	struct sk_buff *skb;
+	u32 bytes;
+	u16 pkts;
+	u16 nr_maps;
+	bool head_mapped;
+	dma_addr_t dma[KITE_TX_MAPS];
+	u32 len[KITE_TX_MAPS];
+};
+
+struct kite_tx_stats {
+	u64 packets;
+	u64 bytes;
+	u64 csum;
+	u64 tso;
+	u64 linearize;
+	u64 stopped;
+	u64 wake;
+	u64 dropped;
+	u64 errors;
+	u64 nofcs;
+	struct u64_stats_sync syncp;
+};
+
+struct kite_rx_stats {
+	u64 packets;
+	u64 bytes;
+	u64 csum_ok;
+	u64 csum_bad;
+	u64 multi_sge;
+	u64 alloc_fail;
+	u64 errors;
+	struct u64_stats_sync syncp;
+};
+
+struct kite_txq {
+	struct kite_channel *ch;
+	struct device *dmadev;
+	struct netdev_queue *ntxq;
+	void *ring;
+	dma_addr_t dma;
+	u32 log_size;
+	u32 mask;
+	u32 pi;
+	u32 ci;
+	u32 sqn;
+	void __iomem *db;
+	struct kite_tx_buf *bufs;
+	struct kite_cq cq;
+};
+
+struct kite_rxq {
+	struct kite_channel *ch;
+	struct device *dmadev;
+	void *ring;
+	dma_addr_t dma;
+	u32 log_size;
+	u32 log_stride;
+	u32 mask;
+	u32 pi;
+	u32 ci;
+	u32 rqn;
+	u32 nsge;
+	void __iomem *db;
+	struct page **pages;		/* nsge per WQE */
+	struct page_pool *pool;
+	struct kite_cq cq;
+};
+
+struct kite_channel {
+	struct kite_priv *priv;
+	u32 idx;
+	bool active;
+	struct napi_struct napi;
+	struct kite_eq *eq;
+	struct kite_txq txq;
+	struct kite_rxq rxq;
+	struct kite_tx_stats tx_stats;
+	struct kite_rx_stats rx_stats;
+};
+
+struct kite_priv {
+	struct net_device *netdev;
+	struct kite_dev *kdev;
+	struct device *dmadev;
+	u8 port;
+	u32 num_channels;
+	u32 max_channels;
+	u32 tx_ring_size;
+	u32 rx_ring_size;
+	bool hw_up;
+	struct kite_channel *channels;
+	u8 rss_key[KITE_RSS_KEY_SIZE];
+	u32 rss_indir[KITE_RSS_TABLE_SIZE];
+	struct work_struct rx_mode_work;
+	struct mutex rx_mode_lock;	/* serialises the filter shadow */
+	u8 rx_mode_flags;
+	bool rx_mode_valid;
+	u32 num_macs;
+	u8 macs[KITE_MAX_MAC_FILTERS][ETH_ALEN];
+};
+
+struct kite_aux_events {
+	const struct kite_aux_event_ops *ops;
+	void *ctx;
+};
+
+struct kite_dev {
+	struct pci_dev *pdev;
+	struct devlink *devlink;
+	void __iomem *regs;
+	void __iomem *db;		/* kernel doorbell page (page 0) */
+	u32 hw_revision;
+	u32 fw_version;
+	u64 serial;
+	u32 func_info;
+	u32 caps_reg;
+	u32 db_pages;
+	u8 port;
+	struct kite_caps_out caps;
+	struct kite_fw_out fw;
+	struct kite_cmdq cmd;
+	int nvec;
+	struct kite_eq async_eq;
+	struct kite_eq *comp_eqs;
+	u32 num_comp_eqs;
+	struct net_device *netdev;
+	struct kite_aux_dev *rdma_adev;
+	struct kite_aux_events __rcu *aux_events;
+	struct mutex aux_lock;		/* aux_events registration */
+};
+
+static inline struct device *kite_dev_dev(struct kite_dev *kdev)
+{
+	return &kdev->pdev->dev;
+}
+
+static inline u32 kite_rd32(struct kite_dev *kdev, u32 reg)
+{
+	return readl(kdev->regs + reg);
+}
+
+static inline void kite_wr32(struct kite_dev *kdev, u32 reg, u32 val)
+{
+	writel(val, kdev->regs + reg);
+}
+
+static inline u32 kite_db_val(u32 qn, u32 idx)
+{
+	return (qn << KITE_DB_QN_SHIFT) | (idx & KITE_DB_INDEX_MASK);
+}
+
+/* An EQE or CQE at free-running index @ci is new when its owner bit equals
+ * the pass parity the card writes: 1 on the first pass, 0 on the second.
+ */
+static inline bool kite_owner_new(u8 owner, u32 ci, u32 log_size)
+{
+	return (owner & 1) == (((ci >> log_size) & 1) ^ 1);
+}
+
+/* kite_cmd.c */
+#define KITE_CMD_QUIET	BIT(0)
+int kite_cmd_init(struct kite_dev *kdev);
+void kite_cmd_cleanup(struct kite_dev *kdev);
+int kite_cmd_exec_flags(struct kite_dev *kdev, u16 opcode, const void *in,
+			size_t in_len, void *out, size_t out_len,
+			u32 *syndrome, u32 flags);
+int kite_cmd_exec(struct kite_dev *kdev, u16 opcode, const void *in,
+		  size_t in_len, void *out, size_t out_len);
+void kite_cmd_event(struct kite_dev *kdev, u32 token);
+void kite_cmd_use_events(struct kite_dev *kdev, bool on);
+int kite_destroy_obj(struct kite_dev *kdev, u16 opcode, u32 id);
+int kite_query_port(struct kite_dev *kdev, struct kite_port_info *info);
+int kite_set_port(struct kite_dev *kdev, u16 mask, bool admin_up, u16 mtu);
+
+/* kite_eq.c */
+int kite_eqs_init(struct kite_dev *kdev);
+void kite_eqs_cleanup(struct kite_dev *kdev);
+int kite_cq_alloc(struct kite_dev *kdev, struct kite_cq *cq, u32 log_size,
+		  u32 eqn);
+void kite_cq_free(struct kite_dev *kdev, struct kite_cq *cq);
+void kite_cq_arm(struct kite_dev *kdev, struct kite_cq *cq);
+static inline struct kite_cqe *kite_cq_peek(struct kite_cq *cq)
+{
+	struct kite_cqe *cqe = &cq->ring[cq->ci & ((1U << cq->log_size) - 1)];
+
+	if (!kite_owner_new(READ_ONCE(cqe->owner), cq->ci, cq->log_size))
+		return NULL;
+	/* Read the rest of the CQE only after seeing its owner bit. */
+	dma_rmb();
+	return cqe;
+}
+
+/* kite_netdev.c */
+int kite_netdev_init(struct kite_dev *kdev);
+void kite_netdev_cleanup(struct kite_dev *kdev);
+void kite_netdev_port_event(struct kite_dev *kdev, u8 port, bool up);
+int kite_reconfigure(struct kite_priv *priv, u32 channels, u32 tx_ring,
+		     u32 rx_ring, int mtu);
+int kite_query_port_stats(struct kite_priv *priv, struct kite_port_stats *st);
+
+/* kite_txrx.c */
+netdev_tx_t kite_start_xmit(struct sk_buff *skb, struct net_device *netdev);
+int kite_napi_poll(struct napi_struct *napi, int budget);
+int kite_rxq_fill(struct kite_rxq *rxq);
+void kite_txq_drain(struct kite_txq *txq);
+void kite_rxq_drain(struct kite_rxq *rxq);
+u32 kite_rx_nsge(int mtu);
+
+/* kite_ethtool.c */
+void kite_set_ethtool_ops(struct net_device *netdev);
+
+/* kite_devlink.c */
+struct kite_dev *kite_devlink_alloc(struct device *dev);
+void kite_devlink_free(struct kite_dev *kdev);
+void kite_devlink_register(struct kite_dev *kdev);
+void kite_devlink_unregister(struct kite_dev *kdev);
+
+/* kite_aux.c */
+int kite_aux_init(struct kite_dev *kdev);
+void kite_aux_cleanup(struct kite_dev *kdev);
+void kite_aux_dispatch_comp(struct kite_dev *kdev, u32 cqn);
+void kite_aux_dispatch_event(struct kite_dev *kdev, const struct kite_eqe *eqe);
+
+#endif /* _KITE_H */
