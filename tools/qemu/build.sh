@@ -114,7 +114,7 @@ if [ ! -f "$src/.kite-extracted" ]; then
             break
         done
         log "fetching Debian source qemu/$suite ($ver)"
-        (cd "$vdir" && apt-get source --download-only -qq "qemu/$suite" >/dev/null)
+        (cd "$vdir" && apt-get source --download-only -qq -o APT::Sandbox::User=root "qemu/$suite" >/dev/null)
         [ -f "$vdir/$dsc" ] || die "apt-get source did not produce $vdir/$dsc"
     fi
     log "extracting $dsc (applying Debian patches)"
