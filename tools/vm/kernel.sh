@@ -67,6 +67,10 @@ fetch() {
     [ -f "$dir/.complete" ] && return 0
     local tmp debs p
     mkdir -p "$cache/kernel"
+    # one fetch at a time (parallel make jobs, concurrent test runs)
+    exec 9>"$cache/kernel/.lock"
+    flock 9
+    [ -f "$dir/.complete" ] && { exec 9>&-; return 0; }
     tmp=$(mktemp -d "$cache/kernel/.tmp.XXXXXX")
     trap 'rm -rf "$tmp"' EXIT
     # the headers package's own dependencies: -common and linux-kbuild-<series>
@@ -115,6 +119,7 @@ fetch() {
     rm -rf "$dir"
     mv "$tmp" "$dir"
     trap - EXIT
+    exec 9>&-
     log "ready: $dir"
 }
 

@@ -76,6 +76,12 @@ fi
 [ -n "$mirror" ] || die "no configured bookworm archive URI in /etc/apt/sources.list.d/*.sources"
 
 mkdir -p "$cache/rootfs" "$cache/debs"
+exec 9>"$cache/rootfs/.lock"
+flock 9
+if [ -f "$dir/.complete" ] && [ -f "$img" ]; then
+    echo "$img"
+    exit 0
+fi
 tmp=$(mktemp -d "$cache/rootfs/.tmp.XXXXXX")
 cleanup() {
     # debootstrap may leave mounts behind when interrupted
