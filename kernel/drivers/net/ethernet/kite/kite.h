@@ -180,6 +180,8 @@ struct kite_priv {
 	struct kite_channel *channels;
 	u8 rss_key[KITE_RSS_KEY_SIZE];
 	u32 rss_indir[KITE_RSS_TABLE_SIZE];
+	u32 rss_id;
+	bool rss_valid;
 	struct work_struct rx_mode_work;
 	struct mutex rx_mode_lock;	/* serialises the filter shadow */
 	u8 rx_mode_flags;

@@ -258,6 +258,11 @@ static int kite_rss_set(struct kite_priv *priv)
 	err = kite_cmd_exec(kdev, KITE_CMD_OPCODE_SET_RSS, &in, sizeof(in),
 			    &out, sizeof(out));
 	mutex_unlock(&kdev->cmd.mbox_lock);
+	if (!err) {
+		/* The card names the context it programmed. */
+		priv->rss_id = le32_to_cpu(out.id);
+		priv->rss_valid = true;
+	}
 	return err;
 }
 
@@ -277,13 +282,10 @@ static void kite_close_channels(struct kite_priv *priv)
 	/* Release the RQs from the default RSS context before destroying
 	 * them; a function reset restores the default anyway.
 	 */
-	{
-		struct kite_obj_in in = {};
-
-		kite_cmd_exec_flags(priv->kdev, KITE_CMD_OPCODE_DESTROY_RSS,
-				    &in, sizeof(in), NULL, 0, NULL,
-				    KITE_CMD_QUIET);
-	}
+	if (priv->rss_valid)
+		kite_destroy_obj(priv->kdev, KITE_CMD_OPCODE_DESTROY_RSS,
+				 priv->rss_id);
+	priv->rss_valid = false;
 	for (i = 0; i < priv->num_channels; i++) {
 		ch = &priv->channels[i];
 		kite_txq_destroy(priv, ch);
