@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# RTL checks, one line each (TAP-like): for every block in fpga/rtl/blocks.list
+#   lint      verilator --lint-only -Wall, no waivers beyond fpga/rtl/lint.vlt
+#   tb        the Verilator testbench (randomized + directed vs the reference)
+#   tb-fails  the same testbench with --inject must fail (it can detect a mismatch)
+#   synth     yosys synth_xilinx for UltraScale+ (skipped with --quick)
+# then the resource table (Documentation/hw/rtl-resources.rst).
+# Builds and synthesis results are cached under build/rtl/ by source hash.
+# Usage: fpga/check.sh [--quick] [--seed N]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+quick=0 seed=1
+while [ $# -gt 0 ]; do
+    case $1 in
+    --quick) quick=1 ;;
+    --seed) seed=$2; shift ;;
+    *) echo "usage: fpga/check.sh [--quick] [--seed N]" >&2; exit 2 ;;
+    esac
+    shift
+done
+for t in verilator yosys; do
+    command -v $t >/dev/null || { echo "not ok - $t missing (tools/setup/deps.sh rtl)"; exit 1; }
+done
+
+logs=build/rtl/logs
+mkdir -p "$logs"
+fails=0 n=0
+common=(fpga/rtl/common/kite_pkg.sv fpga/rtl/common/kite_rtl_pkg.sv)
+t_start=$SECONDS
+
+result() {  # result NAME STATUS [LOG]
+    n=$((n + 1))
+    if [ "$2" = 0 ]; then
+        echo "ok - $1"
+    else
+        echo "not ok - $1${3:+ (see $3)}"
+        fails=$((fails + 1))
+    fi
+}
+
+mapfile -t blocks < <(grep -v '^\s*#' fpga/rtl/blocks.list | grep -v '^\s*$')
+
+for line in "${blocks[@]}"; do
+    read -r name top tbcpp srcs <<<"$line"
+    # shellcheck disable=SC2206
+    files=("${common[@]}" $srcs)
+
+    st=0
+    verilator --lint-only -Wall fpga/rtl/lint.vlt "${files[@]}" --top-module "$top" \
+        >"$logs/$name.lint" 2>&1 || st=$?
+    result "lint $name" $st "$logs/$name.lint"
+
+    st=0
+    abs=()
+    for f in "${files[@]}"; do abs+=("$root/$f"); done
+    exe=$(fpga/tb/build.sh "$name" "$top" "$root/$tbcpp" "${abs[@]}" 2>"$logs/$name.build") || st=$?
+    result "build tb $name" $st "$logs/$name.build"
+    if [ $st -ne 0 ]; then continue; fi
+
+    st=0
+    "$exe" --seed "$seed" >"$logs/$name.tb" 2>&1 || st=$?
+    result "tb $name: $(grep -h 'checks,' "$logs/$name.tb" | sed 's/^\[[^]]*\] //')" $st "$logs/$name.tb"
+    grep -h 'throughput' "$logs/$name.tb" | sed 's/^/# /' || true
+
+    st=0
+    if "$exe" --seed "$seed" --inject >"$logs/$name.inject" 2>&1; then st=1; fi
+    result "tb-fails $name (an injected mismatch is reported)" $st "$logs/$name.inject"
+done
+
+if [ $quick -eq 0 ]; then
+    # Two synthesis jobs at a time (the machine has 2 cores); each writes its
+    # exit status next to its log, reported in block order afterwards.
+    for line in "${blocks[@]}"; do
+        read -r name top tbcpp srcs <<<"$line"
+        echo "$name $top ${common[*]} $srcs"
+    done | xargs -P 2 -L 1 sh -c \
+        'n=$0; fpga/syn/synth.sh "$n" "$@" >"'"$logs"'/$n.synth" 2>&1; echo $? >"'"$logs"'/$n.synth.rc"'
+    for line in "${blocks[@]}"; do
+        read -r name _ <<<"$line"
+        result "synth $name (yosys synth_xilinx -family xcup)" "$(cat "$logs/$name.synth.rc" 2>/dev/null || echo 1)" \
+            "$logs/$name.synth"
+    done
+    st=0
+    python3 fpga/syn/report.py >"$logs/resources.txt" 2>&1 || st=$?
+    result "resource table (Documentation/hw/rtl-resources.rst)" $st "$logs/resources.txt"
+    sed 's/^/# /' "$logs/resources.txt"
+fi
+
+echo "# $n checks, $fails failed, $((SECONDS - t_start)) s"
+[ $fails -eq 0 ]
