@@ -1,0 +1,55 @@
+# Kite bitstream build for the AMD Alveo U250 (XCU250-FIGD2104-2L-E): PCIe
+# Gen3 x16 integrated block, two QSFP28 ports each on a 100G CMAC.
+# Non-project flow; run from the repository root:
+#   vivado -mode batch -source fpga/syn/vivado/build.tcl -tclargs [out_dir]
+# Needs Vivado 2022.2+ with the U250 board files (xilinx.com:au250:part0:1.3)
+# and CMAC licence (free, no-charge licence from AMD). Not runnable in CI:
+# CI runs yosys instead (fpga/syn/synth.sh); this flow is kept reviewable.
+set root [file normalize [file join [file dirname [info script]] .. .. ..]]
+set out  [expr {[llength $argv] > 0 ? [lindex $argv 0] : "$root/build/vivado"}]
+set part xcu250-figd2104-2L-e
+file mkdir $out
+
+create_project -in_memory -part $part
+set_property board_part xilinx.com:au250:part0:1.3 [current_project]
+set_property target_language Verilog [current_project]
+
+# IP: PCIe, two CMACs (generated out of context, cached in $out/ip).
+source [file join [file dirname [info script]] ip.tcl]
+kite_create_ips $out/ip
+
+# RTL: generated package first, then the blocks (same list as fpga/check.sh).
+read_verilog -sv [glob $root/fpga/rtl/common/*.sv]
+foreach line [split [read [open $root/fpga/rtl/blocks.list]] "\n"] {
+    if {[string trim $line] eq "" || [string index [string trim $line] 0] eq "#"} continue
+    foreach f [lrange $line 3 end] { read_verilog -sv $root/$f }
+}
+# The card top (kite_top: PCIe adapter, DMA, queues, TX/RX per port) is not
+# written yet; until then this flow synthesizes blocks out of context.
+set top [expr {[llength [glob -nocomplain $root/fpga/rtl/top/kite_top.sv]] ? "kite_top" : ""}]
+
+read_xdc [file join [file dirname [info script]] kite_u250.xdc]
+
+if {$top eq ""} {
+    foreach line [split [read [open $root/fpga/rtl/blocks.list]] "\n"] {
+        if {[string trim $line] eq "" || [string index [string trim $line] 0] eq "#"} continue
+        set t [lindex $line 1]
+        synth_design -top $t -part $part -mode out_of_context -flatten_hierarchy rebuilt
+        create_clock -name core_clk -period 3.103 [get_ports clk_i]   ;# 322.27 MHz
+        opt_design; place_design; route_design
+        report_utilization    -file $out/$t.util.rpt
+        report_timing_summary -file $out/$t.timing.rpt
+    }
+    return
+}
+
+synth_design -top $top -part $part
+opt_design
+place_design
+phys_opt_design
+route_design
+report_utilization    -file $out/kite.util.rpt
+report_timing_summary -file $out/kite.timing.rpt -max_paths 20
+write_bitstream -force $out/kite_u250.bit
+write_cfgmem -force -format mcs -size 1024 -interface SPIx4 \
+    -loadbit "up 0x01002000 $out/kite_u250.bit" $out/kite_u250.mcs

@@ -1,0 +1,66 @@
+# IP configuration for the Kite card on the Alveo U250. Board interfaces
+# (pins, reference clocks) come from the board file, so no GT location is
+# hand-written here; check against UG1289 (U250 user guide) when bringing up.
+proc kite_create_ips {dir} {
+    file mkdir $dir
+
+    # PCIe Gen3 x16 integrated block (PCIE40E4), 512-bit AXI-Stream RQ/RC/CQ/CC
+    # at 250 MHz user clock. SR-IOV: 1 PF with 16 VFs (fpga/spec MAX_VFS);
+    # BARs per fpga/spec: BAR0 64 KiB registers, BAR2 1 MiB doorbells
+    # (VF: 64 KiB), BAR4 MSI-X table/PBA (64 PF / 8 VF vectors).
+    create_ip -name pcie4_uscale_plus -vendor xilinx.com -library ip -module_name kite_pcie -dir $dir
+    set_property -dict [list \
+        CONFIG.PCIE_BOARD_INTERFACE {pci_express_x16} \
+        CONFIG.PL_LINK_CAP_MAX_LINK_SPEED {8.0_GT/s} \
+        CONFIG.PL_LINK_CAP_MAX_LINK_WIDTH {X16} \
+        CONFIG.AXISTEN_IF_EXT_512_RQ_STRADDLE {false} \
+        CONFIG.axisten_if_width {512_bit} \
+        CONFIG.axisten_freq {250} \
+        CONFIG.PF0_DEVICE_ID {0001} \
+        CONFIG.PF0_VENDOR_ID {4B49} \
+        CONFIG.PF0_CLASS_CODE {020000} \
+        CONFIG.pf0_bar0_64bit {true} CONFIG.pf0_bar0_size {64} CONFIG.pf0_bar0_scale {Kilobytes} \
+        CONFIG.pf0_bar2_enabled {true} CONFIG.pf0_bar2_64bit {true} \
+        CONFIG.pf0_bar2_size {1} CONFIG.pf0_bar2_scale {Megabytes} \
+        CONFIG.pf0_bar4_enabled {true} CONFIG.pf0_bar4_64bit {true} \
+        CONFIG.pf0_bar4_size {16} CONFIG.pf0_bar4_scale {Kilobytes} \
+        CONFIG.pf0_msix_enabled {true} CONFIG.PF0_MSIX_CAP_TABLE_SIZE {03F} \
+        CONFIG.PF0_MSIX_CAP_TABLE_BIR {BAR_5:4} CONFIG.PF0_MSIX_CAP_PBA_BIR {BAR_5:4} \
+        CONFIG.PF0_MSIX_CAP_PBA_OFFSET {00002000} \
+        CONFIG.SRIOV_CAP_ENABLE {true} CONFIG.PF0_SRIOV_CAP_TOTAL_VF {16} \
+        CONFIG.PF0_SRIOV_VF_DEVICE_ID {0002} \
+        CONFIG.pf0_sriov_bar0_64bit {true} CONFIG.pf0_sriov_bar0_size {64} CONFIG.pf0_sriov_bar0_scale {Kilobytes} \
+        CONFIG.pf0_sriov_bar2_enabled {true} CONFIG.pf0_sriov_bar2_64bit {true} \
+        CONFIG.pf0_sriov_bar2_size {64} CONFIG.pf0_sriov_bar2_scale {Kilobytes} \
+        CONFIG.pf0_sriov_bar4_enabled {true} CONFIG.pf0_sriov_bar4_64bit {true} \
+        CONFIG.pf0_sriov_bar4_size {16} CONFIG.pf0_sriov_bar4_scale {Kilobytes} \
+        CONFIG.PF0_SRIOV_CAP_VER {1} \
+        CONFIG.extended_tag_field {true} \
+        CONFIG.mode_selection {Advanced} \
+    ] [get_ips kite_pcie]
+
+    # Two 100G CMACs, one per QSFP28 cage, 512-bit AXI-Stream at the GT user
+    # clock (322.27 MHz). RS-FEC on; FCS insertion and check are done by Kite's
+    # own FCS engine (fpga/rtl/mac) so NO_FCS, RX_FCS and RX_ALL work per frame.
+    foreach port {0 1} loc {CMACE4_X0Y7 CMACE4_X0Y6} {
+        create_ip -name cmac_usplus -vendor xilinx.com -library ip -module_name kite_cmac$port -dir $dir
+        set_property -dict [list \
+            CONFIG.CMAC_CAUI4_MODE {1} \
+            CONFIG.NUM_LANES {4x25} \
+            CONFIG.GT_REF_CLK_FREQ {156.25} \
+            CONFIG.USER_INTERFACE {AXIS} \
+            CONFIG.GT_DRP_CLK {125} \
+            CONFIG.ETHERNET_BOARD_INTERFACE "qsfp${port}_4x" \
+            CONFIG.DIFFCLK_BOARD_INTERFACE "qsfp${port}_156mhz" \
+            CONFIG.CMAC_CORE_SELECT $loc \
+            CONFIG.INCLUDE_RS_FEC {1} \
+            CONFIG.TX_FLOW_CONTROL {1} CONFIG.RX_FLOW_CONTROL {1} \
+            CONFIG.ENABLE_AXI_INTERFACE {1} \
+            CONFIG.INCLUDE_STATISTICS_COUNTERS {1} \
+        ] [get_ips kite_cmac$port]
+    }
+    # Verify CMAC sites against UG1289 before the first build.
+
+    generate_target all [get_ips]
+    synth_ip [get_ips]
+}
