@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian packages a Kite build or test needs. Idempotent and quick
-# when everything is present. Usage: deps.sh [group...]; groups: build vm qemu
+# when everything is present. Usage: deps.sh [group...]; groups: build vm qemu rtl rdma
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 groups=${*:-build qemu vm}
@@ -13,6 +13,8 @@ for g in $groups; do
                   qemu-system-data seabios ipxe-qemu meson libcap-ng-dev libfdt-dev) ;;
     vm)    pkgs+=(debootstrap busybox-static e2fsprogs cpio kmod iperf3 zstd xz-utils dwarves) ;;
     rtl)   pkgs+=(verilator iverilog yosys) ;;
+    rdma)  pkgs+=(build-essential cmake ninja-build pkg-config patch python3-dev cython3
+                  libnl-3-dev libnl-route-3-dev libudev-dev) ;;
     *) echo "deps: unknown group $g" >&2; exit 2 ;;
     esac
 done
