@@ -163,6 +163,8 @@ else
 		{ tail -30 "$build/install.log" >&2; exit 1; }
 	mv "$inst.tmp" "$inst"
 	log "done in $((SECONDS - start)) s (key $key)"
+	# keep the three newest install trees of this version
+	ls -1dt "$cache/$upver"-*/ 2>/dev/null | tail -n +4 | xargs -r rm -rf
 fi
 
 if [ "$mode" = print ]; then

@@ -75,7 +75,7 @@ struct kite_alloc_ucontext_resp {
 	__u8 log_max_cqe;	/* largest CQ ring, log2 of CQEs (caps_out.log_max_cqe) */
 	__u8 log_min_stride;	/* smallest WQE stride, log2 bytes (KITE_MIN_LOG_STRIDE) */
 	__u8 log_max_stride;	/* largest WQE stride, log2 bytes (KITE_MAX_LOG_STRIDE) */
-	__u32 reserved;
+	__u32 reserved[2];
 };
 
 /*
