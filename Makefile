@@ -37,7 +37,7 @@ model:
 
 firmware-rv32:
 	@tools/setup/deps.sh build
-	@$(MAKE) -s -C firmware rv32 BUILD=$(BUILD)/firmware
+	@$(MAKE) -s -C firmware fw-rv32 BUILD=$(BUILD)/fw-rv32
 
 kernel:
 	@tools/setup/deps.sh build
