@@ -98,7 +98,7 @@ struct Rng {
 
 struct Counters {
 	uint64_t rx_frames = 0, rx_bytes = 0, tx_frames = 0, tx_bytes = 0;
-	uint64_t os_rx = 0, os_dropped = 0, bad_fcs = 0, runts = 0, oversize = 0;
+	uint64_t os_rx = 0, os_tx = 0, os_dropped = 0, bad_fcs = 0, runts = 0, oversize = 0;
 	uint64_t loss_dropped = 0, full_dropped = 0, tx_errors = 0, connects = 0;
 };
 
@@ -243,11 +243,11 @@ void print_counters(const char *why)
 		const Counters &c = p.c;
 		fprintf(stderr,
 			"kite-fabric[%s]: port%d %s rx_frames=%llu rx_bytes=%llu tx_frames=%llu tx_bytes=%llu "
-			"os_rx=%llu os_dropped=%llu bad_fcs=%llu runts=%llu oversize=%llu loss_dropped=%llu "
+			"os_rx=%llu os_tx=%llu os_dropped=%llu bad_fcs=%llu runts=%llu oversize=%llu loss_dropped=%llu "
 			"full_dropped=%llu tx_errors=%llu connects=%llu\n",
 			g_name.c_str(), p.index, p.spec.c_str(), (unsigned long long)c.rx_frames,
 			(unsigned long long)c.rx_bytes, (unsigned long long)c.tx_frames,
-			(unsigned long long)c.tx_bytes, (unsigned long long)c.os_rx,
+			(unsigned long long)c.tx_bytes, (unsigned long long)c.os_rx, (unsigned long long)c.os_tx,
 			(unsigned long long)c.os_dropped, (unsigned long long)c.bad_fcs,
 			(unsigned long long)c.runts, (unsigned long long)c.oversize,
 			(unsigned long long)c.loss_dropped, (unsigned long long)c.full_dropped,
@@ -343,6 +343,22 @@ uint64_t mac_at(const uint8_t *d)
 	return m;
 }
 
+// Where the fabric terminates a Kite link (a switch port, or a wire to a port
+// without FCS), it is the link partner: always up, and it answers an ordered
+// set that asks for an answer (state bit 1), as operation.rst requires.
+void answer_os(Port &p, const uint8_t *d, size_t n)
+{
+	if (n < 8 || !(d[7] & 2))
+		return;
+	std::vector<uint8_t> f(d, d + 6);
+	f.insert(f.end(), {1, 1, 0, 0, 0, 0});
+	uint32_t c = crc32(f.data(), f.size());
+	for (int i = 0; i < 4; i++)
+		f.push_back(uint8_t(c >> (8 * i)));
+	p.c.os_tx++;
+	egress(p.index, std::move(f));
+}
+
 // A frame arrived on port `from` in that port's format.
 void ingress(int from, const uint8_t *d, size_t n)
 {
@@ -378,10 +394,17 @@ void ingress(int from, const uint8_t *d, size_t n)
 
 	std::vector<int> outs;
 	if (opt.mode == "wire") {
+		if (os && !ports[size_t(1 - from)].fcs) {
+			// the far side cannot carry ordered sets: this end terminates the link
+			in.c.os_dropped++;
+			answer_os(in, d, n);
+			return;
+		}
 		outs.push_back(1 - from);
 	} else {
 		if (os) {  // a switch terminates the link: ordered sets stay on it
 			in.c.os_dropped++;
+			answer_os(in, d, n);
 			return;
 		}
 		uint64_t now = now_ns();

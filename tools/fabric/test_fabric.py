@@ -167,6 +167,9 @@ def t_switch_mixed():
     f = Fab([True, False], mode="switch")
     f.send(0, b"KITEOS\x00\x00")
     check("switch: ordered sets stay on their link", f.recv(1, 0.3) is None)
+    f.send(0, fcs(b"KITEOS\x01\x03\x00\x00\x00\x00"))
+    check("switch: answers a link partner's request with state up",
+          f.recv(0) == fcs(b"KITEOS\x01\x01\x00\x00\x00\x00"))
     fr = eth("ff:ff:ff:ff:ff:ff", A, b"q" * 60)
     f.send(1, fr)
     check("switch: plain->fcs gets FCS", f.recv(0) == fcs(fr))
