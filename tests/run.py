@@ -30,6 +30,7 @@ SUITES = [
     ("kernel-build", ["make", "-s", "kernel", "KVER_SERIES=6.1"], "step", ["deps"], True),
     ("kernel-static", ["tests/static/kernel_checks.sh"], "tap", ["kernel-build"], True),
     ("fabric-build", ["make", "-s", "fabric"], "step", ["deps"], True),
+    ("fabric-unit", ["python3", "tools/fabric/test_fabric.py"], "tap", ["fabric-build"], True),
     ("qemu-build", ["make", "-s", "qemu"], "step", ["deps"], True),
     ("images", ["make", "-s", "images", "KVER_SERIES=6.1"], "step", ["deps"], True),
     ("vm-b2b", ["python3", "tests/vm/run.py", "--topology", "b2b"], "tap",
