@@ -43,6 +43,7 @@ struct kite_aux_event_ops {
  * @db_bar_start: bus address of the doorbell BAR (for user mmap)
  * @db_pages: doorbell pages of the function (page 0 belongs to kite.ko)
  * @num_comp_eqs: completion EQs usable by auxiliary CQs
+ * @caps: CAPS register (KITE_REG_CAPS_*; RDMA says whether RoCE works)
  * @caps_features: QUERY_CAPS features
  * @max_qp: QUERY_CAPS max_qp
  * @max_cq: QUERY_CAPS max_cq
@@ -71,6 +72,7 @@ struct kite_aux_dev {
 	resource_size_t db_bar_start;
 	u32 db_pages;
 	u32 num_comp_eqs;
+	u32 caps;
 	u64 caps_features;
 	u16 max_qp;
 	u16 max_cq;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Kite auxiliary devices: "kite.rdma.<n>" for kite_ib.ko, and the small
- * interface it uses (include/linux/kite/kite_aux.h).
+ * interface it uses (include/linux/kite/kite_aux.h). Every PF gets one;
+ * kite_ib decides from the capabilities whether it can serve it.
  */
 
 #include <linux/idr.h>
@@ -26,9 +27,6 @@ int kite_aux_init(struct kite_dev *kdev)
 	struct kite_aux_dev *kadev;
 	int id, err;
 
-	if (!(kdev->caps_reg & KITE_REG_CAPS_RDMA))
-		return 0;
-
 	kadev = kzalloc(sizeof(*kadev), GFP_KERNEL);
 	if (!kadev)
 		return -ENOMEM;
@@ -44,6 +42,7 @@ int kite_aux_init(struct kite_dev *kdev)
 	kadev->db_bar_start = pci_resource_start(kdev->pdev, KITE_DB_BAR);
 	kadev->db_pages = kdev->db_pages;
 	kadev->num_comp_eqs = kdev->num_comp_eqs;
+	kadev->caps = kdev->caps_reg;
 	kadev->caps_features = le64_to_cpu(caps->features);
 	kadev->max_qp = le16_to_cpu(caps->max_qp);
 	kadev->max_cq = le16_to_cpu(caps->max_cq);
