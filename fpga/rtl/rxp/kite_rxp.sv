@@ -8,7 +8,7 @@
 // Parsed: Ethernet, one 802.1Q tag, IPv4 (with options) or IPv6 (no
 // extension headers), TCP/UDP ports, RoCEv2 BTH (UDP port 4791). Checked:
 // IPv4 header checksum, TCP/UDP checksum with the pseudo header, and the
-// ones-complement sum of everything after the L2 header (CHECKSUM_COMPLETE).
+// ones-complement sum of the frame after its first 14 bytes (csum_syndrome).
 //
 // Rules (mirrored by the reference parser in fpga/tb/common):
 // * l3 = IPV4 when ethertype 0x0800, version 4, IHL >= 5, 4*IHL <= total
@@ -173,7 +173,8 @@ module kite_rxp #(
   end
 
   // ---------------------------------------------------------------- S1 -> S2: checksum masks
-  // Three byte ranges: after L2 [l3off, end), L4 [l4off, l3end), IPv4 header
+  // Three byte ranges: after the first 14 bytes [14, end) (csum_syndrome,
+  // an unstripped VLAN tag included, as operation.rst says), L4 [l4off, l3end), IPv4 header
   // [l3off, l4off). Even positions are the high byte of a 16-bit word.
   logic [NG*18-1:0] p_all, p_l4, p_l3h;
 
@@ -192,7 +193,7 @@ module kite_rxp #(
       for (int h = 0; h < 2; h++) begin
         pos = s1_base_q + PW'(2 * w + h);
         b   = s1_data_q[8*(2*w+h) +: 8];
-        if (pos >= s1_l3off_q) w_all[8*(1-h) +: 8] = b;
+        if (pos >= PW'(14)) w_all[8*(1-h) +: 8] = b;
         if (pos >= s1_l4off_q && pos < s1_l3end_q) w_l4[8*(1-h) +: 8] = b;
         if (pos >= s1_l3off_q && pos < s1_l4off_q) w_l3h[8*(1-h) +: 8] = b;
       end

@@ -82,8 +82,8 @@ inline Parsed parse(const uint8_t *f, size_t n) {
     p.malformed = (v4 && !v4_ok) || (v6 && !v6_ok);
     size_t l4off = v6 ? l3 + 40 : l3 + 4 * ihl;
     size_t l3end = v6 ? l3 + 40 + plen : l3 + tot;
-    // csum_complete: everything after the L2 header.
-    p.csum_complete = n > l3 ? csum_add(0, f + l3, n - l3) : 0;
+    // csum_complete: the frame after its first 14 bytes (operation.rst csum_syndrome).
+    p.csum_complete = n > 14 ? csum_add(0, f + 14, n - 14) : 0;
     if (!v4_ok && !v6_ok) return p;
     p.l3 = v4_ok ? 1 : 2;
     uint8_t proto;
