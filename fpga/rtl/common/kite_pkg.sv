@@ -508,7 +508,9 @@ package kite_pkg;
   typedef struct packed {
     logic [6:0] owner_rsvd1;
     logic owner_owner;
-    logic [2:0][7:0] rsvd;
+    logic [1:0][7:0] rsvd;
+    logic [6:0] side_rsvd1;
+    logic side_rq;
     logic [31:0] csum_syndrome;
     logic [15:0] vlan_tci;
     logic [7:0] hash_type;

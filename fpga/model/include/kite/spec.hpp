@@ -957,7 +957,8 @@ struct __attribute__((packed)) cqe {
     uint8_t hash_type;  // rss_hash_type (ETH_RX); wqe_opcode of the request (REQ)
     uint16_t vlan_tci;  // stripped tag
     uint32_t csum_syndrome;  // ETH_RX: 16-bit ones-complement sum of the bytes after the L2 header (CHECKSUM_COMPLETE); errors: vendor syndrome
-    uint8_t rsvd[3];
+    uint8_t side;
+    uint8_t rsvd[2];
     uint8_t owner;
     static constexpr uint8_t FLAGS_GRH = 0x1U;
     static constexpr uint8_t FLAGS_IMM = 0x2U;
@@ -967,6 +968,7 @@ struct __attribute__((packed)) cqe {
     static constexpr uint8_t FLAGS_L4_OK = 0x20U;
     static constexpr uint8_t FLAGS_L4_BAD = 0x40U;
     static constexpr uint8_t FLAGS_IPV4 = 0x80U;
+    static constexpr uint8_t SIDE_RQ = 0x1U;
     static constexpr uint8_t OWNER_OWNER = 0x1U;
 };
 static_assert(sizeof(cqe) == 32);
@@ -981,7 +983,8 @@ static_assert(offsetof(cqe, flags) == 20);
 static_assert(offsetof(cqe, hash_type) == 21);
 static_assert(offsetof(cqe, vlan_tci) == 22);
 static_assert(offsetof(cqe, csum_syndrome) == 24);
-static_assert(offsetof(cqe, rsvd) == 28);
+static_assert(offsetof(cqe, side) == 28);
+static_assert(offsetof(cqe, rsvd) == 29);
 static_assert(offsetof(cqe, owner) == 31);
 
 // Event queue entry, owner bit as for CQEs.

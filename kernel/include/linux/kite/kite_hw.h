@@ -925,7 +925,8 @@ struct kite_cqe {
 	u8 hash_type;
 	__le16 vlan_tci;
 	__le32 csum_syndrome;
-	u8 rsvd[3];
+	u8 side;
+	u8 rsvd[2];
 	u8 owner;
 };
 
@@ -938,6 +939,7 @@ static_assert(sizeof(struct kite_cqe) == 32);
 #define KITE_CQE_FLAGS_L4_OK BIT(5)
 #define KITE_CQE_FLAGS_L4_BAD BIT(6)
 #define KITE_CQE_FLAGS_IPV4 BIT(7)
+#define KITE_CQE_SIDE_RQ BIT(0)
 #define KITE_CQE_OWNER_OWNER BIT(0)
 
 /* Event queue entry, owner bit as for CQEs. */

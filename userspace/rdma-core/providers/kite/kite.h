@@ -22,13 +22,6 @@
 #include "kite_hw.h"
 #include "kite_abi.h"
 
-/*
- * An ERROR CQE does not say by itself whether it completes a send or a
- * receive WQE: for a send WQE hash_type holds its wqe_opcode (< 0x80), for a
- * receive WQE the card sets this bit. Pending the same rule in fpga/spec.
- */
-#define KITE_CQE_ERR_RQ 0x80
-
 /* Card QP numbers are 16 bit: a two-level table of 256 x 256. */
 #define KITE_QP_TABLE_SHIFT 8
 #define KITE_QP_TABLE_SIZE (1 << KITE_QP_TABLE_SHIFT)

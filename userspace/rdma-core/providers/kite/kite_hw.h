@@ -925,7 +925,8 @@ struct kite_cqe {
 	uint8_t hash_type;
 	__le16 vlan_tci;
 	__le32 csum_syndrome;
-	uint8_t rsvd[3];
+	uint8_t side;
+	uint8_t rsvd[2];
 	uint8_t owner;
 };
 
@@ -938,6 +939,7 @@ _Static_assert(sizeof(struct kite_cqe) == 32, "kite_cqe size");
 #define KITE_CQE_FLAGS_L4_OK 0x20U
 #define KITE_CQE_FLAGS_L4_BAD 0x40U
 #define KITE_CQE_FLAGS_IPV4 0x80U
+#define KITE_CQE_SIDE_RQ 0x1U
 #define KITE_CQE_OWNER_OWNER 0x1U
 
 /* Event queue entry, owner bit as for CQEs. */

@@ -311,7 +311,7 @@ static bool kite_parse_cqe(struct kite_cq *cq, struct kite_cqe *cqe,
 		wc->vendor_err = le32toh(cqe->csum_syndrome);
 		if (wc->status == IBV_WC_SUCCESS)
 			wc->status = IBV_WC_GENERAL_ERR;
-		is_send = !(cqe->hash_type & KITE_CQE_ERR_RQ);
+		is_send = !(cqe->side & KITE_CQE_SIDE_RQ);
 	} else {
 		is_send = opcode == KITE_CQE_OPCODE_REQ;
 	}
