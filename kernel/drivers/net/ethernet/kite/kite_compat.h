@@ -2,19 +2,22 @@
 /*
  * Differences between the kernels kite.ko is built for (Debian's 6.1 and
  * 6.12). Everything version dependent lives here, detected by feature
- * rather than by version number; the out-of-tree Kbuild file defines the
- * KITE_HAVE_* symbols it finds in the target kernel's headers.
+ * rather than by version number. The out-of-tree Kbuild file looks at the
+ * target kernel's headers and defines KITE_NEED_* (an older API is needed)
+ * or KITE_HAVE_* (an older API exists); an in-tree build needs neither.
  */
 #ifndef _KITE_COMPAT_H
 #define _KITE_COMPAT_H
 
+#include <linux/ethtool.h>
+#include <linux/string.h>
 #include <net/devlink.h>
 
 /* 6.6 split page_pool.h into types and helpers. */
-#ifdef KITE_HAVE_PAGE_POOL_HELPERS
-#include <net/page_pool/helpers.h>
-#else
+#ifdef KITE_NEED_PAGE_POOL_H
 #include <net/page_pool.h>
+#else
+#include <net/page_pool/helpers.h>
 #endif
 
 /* Until 6.2 drivers reported their name; later the core does it. */
@@ -27,5 +30,14 @@ static inline int kite_devlink_info_driver_name_put(struct devlink_info_req *req
 	return 0;
 #endif
 }
+
+/* ethtool_puts() arrived in 6.8. */
+#ifdef KITE_NEED_ETHTOOL_PUTS
+static inline void ethtool_puts(u8 **data, const char *str)
+{
+	strscpy_pad(*data, str, ETH_GSTRING_LEN);
+	*data += ETH_GSTRING_LEN;
+}
+#endif
 
 #endif /* _KITE_COMPAT_H */

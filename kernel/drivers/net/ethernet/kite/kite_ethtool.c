@@ -6,6 +6,7 @@
 #include <linux/pci.h>
 
 #include "kite.h"
+#include "kite_compat.h"
 
 struct kite_stat {
 	char name[ETH_GSTRING_LEN];
@@ -210,7 +211,7 @@ static void kite_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 					kite_rx_stats_desc[i].name);
 	}
 	for (i = 0; i < KITE_NUM_PORT_STATS; i++)
-		ethtool_sprintf(&data, "%s", kite_port_stats_desc[i].name);
+		ethtool_puts(&data, kite_port_stats_desc[i].name);
 }
 
 static void kite_get_ethtool_stats(struct net_device *netdev,
