@@ -319,6 +319,8 @@ inline constexpr uint32_t QP_TRANSITION = 0x405;  // invalid QP state transition
 inline constexpr uint32_t QP_ATTR = 0x406;  // attribute invalid or not allowed in this transition
 inline constexpr uint32_t QP_MTU = 0x407;  // path MTU out of range
 inline constexpr uint32_t QP_GID_INDEX = 0x408;  // source GID index not populated
+inline constexpr uint32_t QP_GSI_EXISTS = 0x409;  // the function already has a GSI QP on this port
+inline constexpr uint32_t QP_RING_MR = 0x40a;  // ring_lkey is not an MR of the function and PD, or a ring lies outside it
 inline constexpr uint32_t SRQ_NONE_FREE = 0x501;  // no free SRQ
 inline constexpr uint32_t SRQ_UNKNOWN = 0x502;  // SRQ number does not exist
 inline constexpr uint32_t SRQ_OWNER = 0x503;  // SRQ belongs to another function
@@ -337,6 +339,7 @@ inline constexpr uint32_t MR_LENGTH = 0x706;  // length zero or translation tabl
 inline constexpr uint32_t MR_MTT_DMA = 0x707;  // translation table could not be read
 inline constexpr uint32_t AH_NONE_FREE = 0x801;  // no free AH
 inline constexpr uint32_t AH_UNKNOWN = 0x802;  // AH does not exist
+inline constexpr uint32_t AH_OWNER = 0x803;  // AH belongs to another function
 inline constexpr uint32_t RSS_CTX_RANGE = 0x901;  // RSS context out of range or none free
 inline constexpr uint32_t RSS_TABLE = 0x902;  // indirection table entry names an RQ the function does not own
 inline constexpr uint32_t RSS_HASH_FIELDS = 0x903;  // unsupported hash field combination
@@ -360,6 +363,7 @@ inline constexpr uint32_t DB_UNKNOWN = 0xf02;  // doorbell page not allocated
 inline constexpr uint32_t DB_IN_USE = 0xf03;  // queues are still bound to the doorbell page
 inline constexpr uint32_t GID_INDEX = 0x1001;  // GID index out of range
 inline constexpr uint32_t GID_TYPE = 0x1002;  // unsupported GID type
+inline constexpr uint32_t GID_ADDR = 0x1003;  // GID does not fit its type (ROCE_V2_IPV4 needs ::ffff:a.b.c.d) or the MAC is not unicast
 inline constexpr uint32_t DMA_READ = 0x1101;  // DMA read of a command buffer failed
 inline constexpr uint32_t DMA_WRITE = 0x1102;  // DMA write of a command result failed
 inline constexpr const char *name(uint32_t v) {
@@ -404,6 +408,8 @@ inline constexpr const char *name(uint32_t v) {
     case 0x406: return "QP_ATTR";
     case 0x407: return "QP_MTU";
     case 0x408: return "QP_GID_INDEX";
+    case 0x409: return "QP_GSI_EXISTS";
+    case 0x40a: return "QP_RING_MR";
     case 0x501: return "SRQ_NONE_FREE";
     case 0x502: return "SRQ_UNKNOWN";
     case 0x503: return "SRQ_OWNER";
@@ -422,6 +428,7 @@ inline constexpr const char *name(uint32_t v) {
     case 0x707: return "MR_MTT_DMA";
     case 0x801: return "AH_NONE_FREE";
     case 0x802: return "AH_UNKNOWN";
+    case 0x803: return "AH_OWNER";
     case 0x901: return "RSS_CTX_RANGE";
     case 0x902: return "RSS_TABLE";
     case 0x903: return "RSS_HASH_FIELDS";
@@ -445,6 +452,7 @@ inline constexpr const char *name(uint32_t v) {
     case 0xf03: return "DB_IN_USE";
     case 0x1001: return "GID_INDEX";
     case 0x1002: return "GID_TYPE";
+    case 0x1003: return "GID_ADDR";
     case 0x1101: return "DMA_READ";
     case 0x1102: return "DMA_WRITE";
     default: return "UNKNOWN";
