@@ -32,6 +32,11 @@
 #define KITE_MIN_RING_SIZE	64
 #define KITE_MAX_RING_SIZE	8192
 
+/* CQs are twice their queue: the card's view of the consumer index may lag
+ * behind WQEs the driver already reposted.
+ */
+#define KITE_CQ_SLACK_LOG	1
+
 /* One TX WQE holds ctrl + eth + up to MAX_GATHER entries: 512 bytes. */
 #define KITE_SQ_LOG_STRIDE	9
 #define KITE_TX_MAPS		(MAX_SKB_FRAGS + 1 < KITE_MAX_GATHER ? \
@@ -183,6 +188,7 @@ struct kite_priv {
 	u32 rss_id;
 	bool rss_valid;
 	struct work_struct rx_mode_work;
+	struct work_struct recover_work;
 	struct mutex rx_mode_lock;	/* serialises the filter shadow */
 	u8 rx_mode_flags;
 	bool rx_mode_valid;
@@ -285,6 +291,7 @@ static inline struct kite_cqe *kite_cq_peek(struct kite_cq *cq)
 int kite_netdev_init(struct kite_dev *kdev);
 void kite_netdev_cleanup(struct kite_dev *kdev);
 void kite_netdev_port_event(struct kite_dev *kdev, u8 port, bool up);
+void kite_netdev_queue_error(struct kite_dev *kdev);
 int kite_reconfigure(struct kite_priv *priv, u32 channels, u32 tx_ring,
 		     u32 rx_ring, int mtu);
 int kite_query_port_stats(struct kite_priv *priv, struct kite_port_stats *st);

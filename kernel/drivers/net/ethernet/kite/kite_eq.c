@@ -73,10 +73,12 @@ static void kite_async_eqe(struct kite_dev *kdev, const struct kite_eqe *eqe)
 		dev_err_ratelimited(dev,
 				    "queue %u entered the error state: syndrome %s (0x%x)\n",
 				    obj, kite_syndrome_str(data), data);
+		kite_netdev_queue_error(kdev);
 		break;
 	case KITE_EQE_TYPE_CQ_ERROR:
 		dev_err_ratelimited(dev, "CQ %u error (overflow or DMA)\n",
 				    obj);
+		kite_netdev_queue_error(kdev);
 		break;
 	default:
 		break;

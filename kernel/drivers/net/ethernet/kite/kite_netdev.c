@@ -115,7 +115,8 @@ static int kite_txq_create(struct kite_priv *priv, struct kite_channel *ch)
 		err = -ENOMEM;
 		goto err;
 	}
-	err = kite_cq_alloc(kdev, &txq->cq, txq->log_size, ch->eq->eqn);
+	err = kite_cq_alloc(kdev, &txq->cq, txq->log_size + KITE_CQ_SLACK_LOG,
+			    ch->eq->eqn);
 	if (err)
 		goto err;
 	err = kite_create_wq(kdev, KITE_CMD_OPCODE_CREATE_SQ, txq->dma,
@@ -204,7 +205,8 @@ static int kite_rxq_create(struct kite_priv *priv, struct kite_channel *ch)
 		err = -ENOMEM;
 		goto err;
 	}
-	err = kite_cq_alloc(kdev, &rxq->cq, rxq->log_size, ch->eq->eqn);
+	err = kite_cq_alloc(kdev, &rxq->cq, rxq->log_size + KITE_CQ_SLACK_LOG,
+			    ch->eq->eqn);
 	if (err)
 		goto err;
 	err = kite_create_wq(kdev, KITE_CMD_OPCODE_CREATE_RQ, rxq->dma,
@@ -279,6 +281,8 @@ static void kite_close_channels(struct kite_priv *priv)
 		WRITE_ONCE(ch->active, false);
 		napi_disable(&ch->napi);
 	}
+	/* A poll that ran until now may have woken a queue. */
+	netif_tx_disable(priv->netdev);
 	/* Release the RQs from the default RSS context before destroying
 	 * them; a function reset restores the default anyway.
 	 */
@@ -717,6 +721,35 @@ void kite_netdev_port_event(struct kite_dev *kdev, u8 port, bool up)
 	}
 }
 
+/* Called from the async EQ interrupt: a queue or CQ of ours failed. */
+void kite_netdev_queue_error(struct kite_dev *kdev)
+{
+	struct net_device *netdev = READ_ONCE(kdev->netdev);
+	struct kite_priv *priv;
+
+	if (!netdev)
+		return;
+	priv = netdev_priv(netdev);
+	schedule_work(&priv->recover_work);
+}
+
+/* A queue in the error state drops everything: rebuild the channels. */
+static void kite_recover_work(struct work_struct *work)
+{
+	struct kite_priv *priv = container_of(work, struct kite_priv,
+					      recover_work);
+	struct net_device *netdev = priv->netdev;
+
+	rtnl_lock();
+	if (netif_running(netdev) && priv->hw_up) {
+		netdev_warn(netdev, "queue error: rebuilding %u channels\n",
+			    priv->num_channels);
+		kite_reconfigure(priv, priv->num_channels, priv->tx_ring_size,
+				 priv->rx_ring_size, netdev->mtu);
+	}
+	rtnl_unlock();
+}
+
 int kite_query_port_stats(struct kite_priv *priv, struct kite_port_stats *st)
 {
 	struct kite_dev *kdev = priv->kdev;
@@ -771,6 +804,7 @@ int kite_netdev_init(struct kite_dev *kdev)
 	priv->rx_ring_size = KITE_DEF_RING_SIZE;
 	mutex_init(&priv->rx_mode_lock);
 	INIT_WORK(&priv->rx_mode_work, kite_rx_mode_work);
+	INIT_WORK(&priv->recover_work, kite_recover_work);
 	netdev_rss_key_fill(priv->rss_key, sizeof(priv->rss_key));
 	for (i = 0; i < KITE_RSS_TABLE_SIZE; i++)
 		priv->rss_indir[i] = ethtool_rxfh_indir_default(i,
@@ -857,11 +891,12 @@ void kite_netdev_cleanup(struct kite_dev *kdev)
 	if (!netdev)
 		return;
 	priv = netdev_priv(netdev);
-	unregister_netdev(netdev);
-	cancel_work_sync(&priv->rx_mode_work);
-	/* Keep the EQ interrupts away from what we free. */
+	/* Keep the EQ interrupts and the recovery away from what we free. */
 	WRITE_ONCE(kdev->netdev, NULL);
 	synchronize_irq(kdev->async_eq.irq);
+	cancel_work_sync(&priv->recover_work);
+	unregister_netdev(netdev);
+	cancel_work_sync(&priv->rx_mode_work);
 	for (i = 0; i < priv->max_channels; i++) {
 		WRITE_ONCE(kdev->comp_eqs[i].ch, NULL);
 		synchronize_irq(kdev->comp_eqs[i].irq);

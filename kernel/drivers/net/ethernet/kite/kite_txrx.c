@@ -26,7 +26,7 @@ u32 kite_rx_nsge(int mtu)
 
 static u32 kite_txq_free(const struct kite_txq *txq)
 {
-	return txq->mask + 1 - (txq->pi - txq->ci);
+	return txq->mask + 1 - (txq->pi - READ_ONCE(txq->ci));
 }
 
 static void *kite_sq_wqe(struct kite_txq *txq, u32 idx)
@@ -202,46 +202,56 @@ drop:
 	return NETDEV_TX_OK;
 }
 
+static void kite_cq_update_ci(struct kite_cq *cq, void __iomem *db)
+{
+	writel(kite_db_val(cq->cqn, cq->ci), db + KITE_DB_CQ_CI);
+}
+
 static void kite_tx_poll(struct kite_channel *ch, int budget)
 {
 	struct kite_txq *txq = &ch->txq;
 	struct kite_tx_stats *st = &ch->tx_stats;
 	struct kite_cq *cq = &txq->cq;
-	u32 pkts = 0, bytes = 0, errors = 0, done = 0;
+	u32 pkts = 0, bytes = 0, errors = 0, ci = txq->ci, cqes = 0;
 	struct kite_cqe *cqe;
 
 	while ((cqe = kite_cq_peek(cq))) {
 		u16 idx = le16_to_cpu(cqe->wqe_index);
-		u32 n = (u16)(idx - (u16)txq->ci) + 1;
+		u32 n = (u16)(idx - (u16)ci) + 1;
 
+		cq->ci++;
+		cqes++;
 		if (unlikely(cqe->opcode != KITE_CQE_OPCODE_ETH_TX)) {
 			errors++;
 			net_warn_ratelimited("%s: TX error completion on SQ %u: WQE %u status %u\n",
 					     netdev_name(ch->priv->netdev),
 					     txq->sqn, idx, cqe->status);
 		}
-		if (unlikely(n > txq->pi - txq->ci)) {
+		if (unlikely(n > READ_ONCE(txq->pi) - ci)) {
 			net_warn_ratelimited("%s: TX completion for WQE %u outside pi %u ci %u\n",
 					     netdev_name(ch->priv->netdev),
-					     idx, txq->pi, txq->ci);
-			cq->ci++;
+					     idx, READ_ONCE(txq->pi), ci);
 			continue;
 		}
 		while (n--) {
-			struct kite_tx_buf *buf = &txq->bufs[txq->ci & txq->mask];
+			struct kite_tx_buf *buf = &txq->bufs[ci & txq->mask];
 
 			kite_tx_unmap(txq, buf);
 			pkts += buf->pkts;
 			bytes += buf->bytes;
 			napi_consume_skb(buf->skb, budget);
 			buf->skb = NULL;
-			txq->ci++;
-			done++;
+			ci++;
 		}
-		cq->ci++;
 	}
-	if (!done && !errors)
+	if (!cqes)
 		return;
+	/* Tell the card about the consumed CQEs before the freed slots can
+	 * be reused by kite_start_xmit().
+	 */
+	kite_cq_update_ci(cq, txq->db);
+	/* Slots are unmapped and freed before kite_start_xmit() sees them. */
+	smp_store_release(&txq->ci, ci);
 
 	u64_stats_update_begin(&st->syncp);
 	st->packets += pkts;
@@ -253,7 +263,8 @@ static void kite_tx_poll(struct kite_channel *ch, int budget)
 	/* Pairs with the barrier in kite_start_xmit(). */
 	smp_mb();
 	if (unlikely(netif_tx_queue_stopped(txq->ntxq)) &&
-	    kite_txq_free(txq) >= (txq->mask + 1) / 4) {
+	    kite_txq_free(txq) >= (txq->mask + 1) / 4 &&
+	    READ_ONCE(ch->active)) {
 		netif_tx_wake_queue(txq->ntxq);
 		u64_stats_update_begin(&st->syncp);
 		st->wake++;
@@ -477,11 +488,10 @@ int kite_napi_poll(struct napi_struct *napi, int budget)
 	kite_tx_poll(ch, budget);
 	if (budget)
 		work = kite_rx_poll(ch, budget);
+	/* The card learns the consumed CQEs before it sees new WQEs. */
+	if (work)
+		kite_cq_update_ci(&rxq->cq, rxq->db);
 	starved = kite_rxq_fill(rxq) && rxq->pi == rxq->ci;
-
-	/* Tell the card what was consumed, so it never sees the CQ full. */
-	writel(kite_db_val(txq->cq.cqn, txq->cq.ci), kdev->db + KITE_DB_CQ_CI);
-	writel(kite_db_val(rxq->cq.cqn, rxq->cq.ci), kdev->db + KITE_DB_CQ_CI);
 
 	/* With no receive buffer posted no completion will come to wake
 	 * us: keep polling until allocation succeeds.
