@@ -53,6 +53,9 @@ Firmware::Firmware(Hal &hal) : hal_(hal) {
     zero(rq_, sizeof(rq_));
     zero(pd_, sizeof(pd_));
     zero(mr_, sizeof(mr_));
+    zero(qp_, sizeof(qp_));
+    zero(srq_, sizeof(srq_));
+    zero(ah_, sizeof(ah_));
     zero(rss_used_, sizeof(rss_used_));
     zero(db_alloc_, sizeof(db_alloc_));
     zero(&flash_, sizeof(flash_));
@@ -144,6 +147,28 @@ void Firmware::reset_function(uint16_t fn) {
         for (uint32_t c = 0; c < limits::MAX_RSS_CTX; c++)
             if (rss_used_[ctx::rss_index(fn, p, c)])
                 rss_release(ctx::rss_index(fn, p, c));
+    for (uint32_t i = 1; i < ctx::NUM_QP; i++)
+        if (qp_[i].used && qp_[i].fn == fn)
+            qp_release(i);
+    ctx::srq_ctx sc;
+    zero(&sc, sizeof(sc));
+    for (uint32_t i = 1; i < ctx::NUM_SRQ; i++)
+        if (srq_[i].used && srq_[i].fn == fn) {
+            srq_[i] = srq_obj{};
+            hal_.ctx_write(ctx::table::SRQ, i, &sc, sizeof(sc));
+        }
+    ctx::ah_ctx ac;
+    zero(&ac, sizeof(ac));
+    for (uint32_t i = 1; i < ctx::NUM_AH; i++)
+        if (ah_[i].used && ah_[i].fn == fn) {
+            ah_[i] = ah_obj{};
+            hal_.ctx_write(ctx::table::AH, i, &ac, sizeof(ac));
+        }
+    ctx::gid_ctx gc;
+    zero(&gc, sizeof(gc));
+    for (uint32_t p = 0; p < pci::MAX_PORTS; p++)
+        for (uint32_t i = 0; i < limits::GID_TABLE_SIZE; i++)
+            hal_.ctx_write(ctx::table::GID, ctx::gid_index(fn, p, i), &gc, sizeof(gc));
     ctx::wq_ctx w;
     zero(&w, sizeof(w));
     for (uint32_t i = 1; i < ctx::NUM_SQ; i++)
@@ -312,11 +337,23 @@ Firmware::res Firmware::execute(uint16_t fn, const uint8_t *in, uint8_t *out, ui
     case op::QUERY_HEALTH: r = query_health(out); break;
     case op::ALLOC_DB_PAGE: r = alloc_db_page(fn, out); break;
     case op::FREE_DB_PAGE: r = free_db_page(fn, in); break;
+    case op::CREATE_QP: r = create_qp(fn, in, out); break;
+    case op::MODIFY_QP: r = modify_qp(fn, in); break;
+    case op::QUERY_QP: r = query_qp(fn, in, out); break;
+    case op::DESTROY_QP: r = destroy_qp(fn, in); break;
+    case op::CREATE_SRQ: r = create_srq(fn, in, out); break;
+    case op::MODIFY_SRQ: r = modify_srq(fn, in); break;
+    case op::QUERY_SRQ: r = query_srq(fn, in, out); break;
+    case op::DESTROY_SRQ: r = destroy_srq(fn, in); break;
+    case op::CREATE_AH: r = create_ah(fn, in, out); break;
+    case op::DESTROY_AH: r = destroy_ah(fn, in); break;
+    case op::ADD_GID: r = add_gid(fn, in); break;
+    case op::DEL_GID: r = del_gid(fn, in); break;
     case op::FLASH_BEGIN: r = flash_begin(in); break;
     case op::FLASH_WRITE: r = flash_write(in); break;
     case op::FLASH_COMMIT: r = flash_commit(in); break;
     default:
-        // RESIZE_CQ, QP, SRQ, AH, GID, VF configuration and flow rules are
+        // RESIZE_CQ, VF configuration and flow rules are
         // not implemented yet: say so rather than pretend.
         break;
     }
@@ -332,16 +369,16 @@ Firmware::res Firmware::query_caps(uint16_t fn, uint8_t *out) {
     c.max_cq = ctx::NUM_CQ - 1;
     c.max_sq = ctx::NUM_SQ - 1;
     c.max_rq = ctx::NUM_RQ - 1;
-    c.max_qp = 0;
-    c.max_srq = 0;
+    c.max_qp = ctx::NUM_QP - ctx::FIRST_QPN;
+    c.max_srq = ctx::NUM_SRQ - 1;
     c.max_mr = ctx::NUM_MR - 1;
     c.max_pd = ctx::NUM_PD - 1;
-    c.max_ah = 0;
+    c.max_ah = ctx::NUM_AH - 1;
     c.log_max_cqe = limits::MAX_LOG_RING;
     c.log_max_wqe = limits::MAX_LOG_RING;
     c.max_sge = limits::MAX_GATHER;
-    c.max_rd_atomic = 0;
-    c.max_inline = 0;
+    c.max_rd_atomic = MAX_RD_ATOMIC;
+    c.max_inline = MAX_INLINE;
     c.max_mtu = limits::MAX_MTU;
     c.num_ports = f.num_ports;
     c.max_vfs = 0;  // SR-IOV arrives with a later firmware
@@ -545,7 +582,7 @@ Firmware::res Firmware::create_wq(uint16_t fn, bool rq, const uint8_t *in, uint8
             slot = i;
     if (!slot)
         FAIL(NO_RESOURCES, WQ_NONE_FREE);
-    pool[slot] = wq_obj{1, a.port, fn, uint16_t(a.cqn), 0, a.db_page};
+    pool[slot] = wq_obj{1, a.port, fn, uint16_t(a.cqn), 0, a.db_page, ctx::WQ_ETH};
     cq_[a.cqn].refs++;
     ctx::wq_ctx w{};
     w.valid = 1;
@@ -566,7 +603,7 @@ Firmware::res Firmware::create_wq(uint16_t fn, bool rq, const uint8_t *in, uint8
 
 #define WQ_LOOKUP(id)                                                      \
     wq_obj *pool = rq ? rq_ : sq_;                                         \
-    if ((id) == 0 || (id) >= (rq ? ctx::NUM_RQ : ctx::NUM_SQ) || !pool[id].used) \
+    if ((id) == 0 || (id) >= (rq ? ctx::NUM_RQ : ctx::NUM_SQ) || !pool[id].used || pool[id].kind != ctx::WQ_ETH) \
         FAIL(BAD_OBJECT, WQ_UNKNOWN);                                      \
     if (pool[id].fn != fn)                                                 \
         FAIL(WRONG_OWNER, WQ_OWNER);                                       \
@@ -788,7 +825,8 @@ Firmware::res Firmware::set_rss(uint16_t fn, const uint8_t *in, uint8_t *out) {
         FAIL(DMA_ERROR, DMA_READ);
     for (uint32_t i = 0; i < a.table_size; i++) {
         uint16_t q = r.table[i];
-        if (q == 0 || q >= ctx::NUM_RQ || !rq_[q].used || rq_[q].fn != fn || rq_[q].port != a.port)
+        if (q == 0 || q >= ctx::NUM_RQ || !rq_[q].used || rq_[q].kind != ctx::WQ_ETH || rq_[q].fn != fn ||
+            rq_[q].port != a.port)
             FAIL(BAD_PARAM, RSS_TABLE);
     }
     uint32_t idx = ctx::rss_index(fn, a.port, c);
@@ -974,7 +1012,39 @@ Firmware::res Firmware::query_stats(uint16_t fn, const uint8_t *in) {
         }
         DONE();
     }
-    if (a.scope == stats_scope::FUNC || a.scope == stats_scope::RDMA_PORT || a.scope == stats_scope::QP)
+    if (a.scope == stats_scope::RDMA_PORT) {
+        if (!port_ok(fn, a.id))
+            FAIL(BAD_PARAM, PORT_RANGE);
+        if (a.len < sizeof(rdma_stats))
+            FAIL(BAD_SIZE, STATS_LEN);
+        ctx::port_ctx pc;
+        hal_.ctx_read(ctx::table::PORT, a.id, &pc, sizeof(pc));
+        if (!hal_.dma_write(fn, a.addr, &pc.rdma, sizeof(pc.rdma)))
+            FAIL(DMA_ERROR, DMA_WRITE);
+        if (clear) {
+            zero(&pc.rdma, sizeof(pc.rdma));
+            hal_.ctx_write(ctx::table::PORT, a.id, &pc, sizeof(pc));
+        }
+        DONE();
+    }
+    if (a.scope == stats_scope::QP) {
+        if (a.id == 0 || a.id >= ctx::NUM_QP || !qp_[a.id].used)
+            FAIL(BAD_PARAM, STATS_SCOPE);
+        if (qp_[a.id].fn != fn)
+            FAIL(WRONG_OWNER, QP_OWNER);
+        if (a.len < sizeof(rdma_stats))
+            FAIL(BAD_SIZE, STATS_LEN);
+        ctx::qp_ctx q;
+        hal_.ctx_read(ctx::table::QP, a.id, &q, sizeof(q));
+        if (!hal_.dma_write(fn, a.addr, &q.stats, sizeof(q.stats)))
+            FAIL(DMA_ERROR, DMA_WRITE);
+        if (clear) {
+            zero(&q.stats, sizeof(q.stats));
+            hal_.ctx_write(ctx::table::QP, a.id, &q, sizeof(q));
+        }
+        DONE();
+    }
+    if (a.scope == stats_scope::FUNC)
         FAIL(NOT_SUPPORTED, NONE);
     FAIL(BAD_PARAM, STATS_SCOPE);
 }
@@ -1019,6 +1089,604 @@ Firmware::res Firmware::free_db_page(uint16_t fn, const uint8_t *in) {
             (rq_[i].used && rq_[i].fn == fn && rq_[i].db_page == a.id))
             FAIL(BUSY, DB_IN_USE);
     db_alloc_[fn][a.id / 8] &= uint8_t(~(1u << (a.id % 8)));
+    DONE();
+}
+
+// ------------------------------------------------------------------ RDMA: QP, SRQ, AH, GID
+
+namespace {
+// qp_attr.mask bits: the numbers of enum ib_qp_attr_mask.
+namespace qa {
+constexpr uint32_t STATE = 1u << 0, CUR_STATE = 1u << 1, SQD_NOTIFY = 1u << 2, ACCESS = 1u << 3, PKEY = 1u << 4,
+                   PORT = 1u << 5, QKEY = 1u << 6, AV = 1u << 7, MTU = 1u << 8, TIMEOUT = 1u << 9,
+                   RETRY = 1u << 10, RNR_RETRY = 1u << 11, RQ_PSN = 1u << 12, MAX_RD = 1u << 13,
+                   ALT_PATH = 1u << 14, MIN_RNR = 1u << 15, SQ_PSN = 1u << 16, MAX_DEST_RD = 1u << 17,
+                   MIG = 1u << 18, CAP = 1u << 19, DEST_QPN = 1u << 20;
+constexpr uint32_t KNOWN = (1u << 21) - 1;
+}  // namespace qa
+
+// The IB QP state machine (IBA 10.3.1, as Linux's ib_modify_qp_is_ok):
+// whether cur -> next is allowed and which attributes it requires/permits.
+bool qp_transition(uint8_t type, uint8_t cur, uint8_t next, uint32_t &req, uint32_t &opt) {
+    using namespace qa;
+    namespace s = qp_state;
+    const bool rc = type == qp_type::RC, ud = type == qp_type::UD;
+    req = opt = 0;
+    if (next == s::RESET || next == s::ERR)
+        return true;  // from any state, nothing required
+    switch (cur) {
+    case s::RESET:
+        if (next != s::INIT)
+            return false;
+        req = rc ? PKEY | PORT | ACCESS : ud ? PKEY | PORT | QKEY : PKEY | QKEY;
+        return true;
+    case s::INIT:
+        if (next == s::INIT) {
+            opt = rc ? PKEY | PORT | ACCESS : ud ? PKEY | PORT | QKEY : PKEY | QKEY;
+            return true;
+        }
+        if (next != s::RTR)
+            return false;
+        if (rc) {
+            req = AV | MTU | DEST_QPN | RQ_PSN | MAX_DEST_RD | MIN_RNR;
+            opt = ALT_PATH | ACCESS | PKEY;
+        } else {
+            opt = PKEY | QKEY;
+        }
+        return true;
+    case s::RTR:
+        if (next != s::RTS)
+            return false;
+        if (rc) {
+            req = TIMEOUT | RETRY | RNR_RETRY | SQ_PSN | MAX_RD;
+            opt = CUR_STATE | ALT_PATH | ACCESS | MIN_RNR | MIG;
+        } else {
+            req = SQ_PSN;
+            opt = CUR_STATE | QKEY;
+        }
+        return true;
+    case s::RTS:
+        if (next == s::RTS) {
+            opt = rc ? CUR_STATE | ACCESS | ALT_PATH | MIG | MIN_RNR : CUR_STATE | QKEY;
+            return true;
+        }
+        if (next == s::SQD) {
+            opt = SQD_NOTIFY;
+            return true;
+        }
+        return false;
+    case s::SQD:
+        if (next == s::RTS) {
+            opt = rc ? CUR_STATE | ALT_PATH | ACCESS | MIG | MIN_RNR : CUR_STATE | QKEY;
+            return true;
+        }
+        if (next == s::SQD) {
+            opt = rc ? PORT | AV | TIMEOUT | RETRY | RNR_RETRY | MAX_RD | MAX_DEST_RD | ALT_PATH | ACCESS | PKEY |
+                           MIN_RNR | MIG
+                     : PKEY | QKEY;
+            return true;
+        }
+        return false;
+    case s::SQE:
+        if (next == s::RTS && !rc) {
+            opt = CUR_STATE | QKEY;
+            return true;
+        }
+        return false;
+    default:
+        return false;
+    }
+}
+
+bool ipv4_mapped(const uint8_t *g) {
+    for (int i = 0; i < 10; i++)
+        if (g[i])
+            return false;
+    return g[10] == 0xff && g[11] == 0xff;
+}
+}  // namespace
+
+#define PD_LOOKUP(pdn)                                                      \
+    if ((pdn) == 0 || (pdn) >= ctx::NUM_PD || !pd_[pdn].used)              \
+        FAIL(BAD_OBJECT, PD_UNKNOWN);                                       \
+    if (pd_[pdn].fn != fn)                                                  \
+        FAIL(WRONG_OWNER, PD_OWNER);
+
+#define CQ_CHECK(cqn)                                                       \
+    if ((cqn) == 0 || (cqn) >= ctx::NUM_CQ || !cq_[cqn].used)              \
+        FAIL(BAD_OBJECT, CQ_UNKNOWN);                                       \
+    if (cq_[cqn].fn != fn)                                                  \
+        FAIL(WRONG_OWNER, CQ_OWNER);
+
+#define QP_LOOKUP(qpn)                                                      \
+    if ((qpn) == 0 || (qpn) >= ctx::NUM_QP || !qp_[qpn].used)              \
+        FAIL(BAD_OBJECT, QP_UNKNOWN);                                       \
+    if (qp_[qpn].fn != fn)                                                  \
+        FAIL(WRONG_OWNER, QP_OWNER);
+
+#define SRQ_LOOKUP(id)                                                      \
+    if ((id) == 0 || (id) >= ctx::NUM_SRQ || !srq_[id].used)               \
+        FAIL(BAD_OBJECT, SRQ_UNKNOWN);                                      \
+    if (srq_[id].fn != fn)                                                  \
+        FAIL(WRONG_OWNER, SRQ_OWNER);
+
+bool Firmware::gid_valid(uint16_t fn, uint8_t port, uint8_t idx) {
+    if (idx >= limits::GID_TABLE_SIZE || port >= pci::MAX_PORTS)
+        return false;
+    ctx::gid_ctx g;
+    hal_.ctx_read(ctx::table::GID, ctx::gid_index(fn, port, idx), &g, sizeof(g));
+    return g.valid;
+}
+
+// A user ring lives in an MR of the same function and PD (the kernel pins
+// and registers the provider's buffer); the whole ring must lie inside it.
+Firmware::res Firmware::ring_mr_ok(uint16_t fn, uint32_t pdn, uint32_t lkey, uint64_t base, uint64_t len) {
+    uint32_t idx = lkey >> 8;
+    if (idx == 0 || idx >= ctx::NUM_MR || !mr_[idx].used || mr_[idx].variant != (lkey & 0xff) ||
+        mr_[idx].fn != fn || mr_[idx].pdn != pdn)
+        FAIL(BAD_PARAM, QP_RING_MR);
+    ctx::mr_ctx m;
+    hal_.ctx_read(ctx::table::MR, idx, &m, sizeof(m));
+    if (!m.valid || base < m.iova || base + len < base || base + len > m.iova + m.length)
+        FAIL(BAD_PARAM, QP_RING_MR);
+    DONE();
+}
+
+Firmware::res Firmware::create_qp(uint16_t fn, const uint8_t *in, uint8_t *out) {
+    using Q = create_qp_in;
+    auto a = load<create_qp_in>(in);
+    if ((a.flags & ~(Q::FLAGS_USER | Q::FLAGS_SIG_ALL | Q::FLAGS_RING_MR)) || a.rsvd || !all_zero(a.rsvd1, sizeof(a.rsvd1)))
+        FAIL(BAD_PARAM, CMD_RESERVED_NONZERO);
+    if (a.qp_type > qp_type::GSI)
+        FAIL(BAD_PARAM, QP_TYPE);
+    if (!port_ok(fn, a.port))
+        FAIL(BAD_PARAM, PORT_RANGE);
+    PD_LOOKUP(a.pdn);
+    CQ_CHECK(a.send_cqn);
+    CQ_CHECK(a.recv_cqn);
+    const bool has_srq = a.srqn != limits::NO_OBJECT;
+    if (has_srq) {
+        SRQ_LOOKUP(a.srqn);
+        if (a.rq_log_size || a.rq_log_stride || a.rq_base)
+            FAIL(BAD_PARAM, CMD_RESERVED_NONZERO);
+    }
+    if (!log_ok(a.sq_log_size) || (!has_srq && !log_ok(a.rq_log_size)))
+        FAIL(BAD_SIZE, WQ_LOG_SIZE);
+    auto stride_ok = [](uint32_t s) { return s >= limits::MIN_LOG_STRIDE && s <= limits::MAX_LOG_STRIDE; };
+    if (!stride_ok(a.sq_log_stride) || (!has_srq && !stride_ok(a.rq_log_stride)))
+        FAIL(BAD_SIZE, WQ_LOG_STRIDE);
+    if (a.max_inline > MAX_INLINE)
+        FAIL(BAD_PARAM, QP_ATTR);
+    if (!db_page_ok(fn, a.db_page))
+        FAIL(BAD_PARAM, DB_PAGE_RANGE);
+    if (!aligned4k(a.sq_base) || (!has_srq && !aligned4k(a.rq_base)))
+        FAIL(BAD_PARAM, WQ_ALIGN);
+    if (a.flags & Q::FLAGS_RING_MR) {
+        res r = ring_mr_ok(fn, a.pdn, a.ring_lkey, a.sq_base, uint64_t(1) << (a.sq_log_size + a.sq_log_stride));
+        if (r.status != OK_)
+            return r;
+        if (!has_srq) {
+            r = ring_mr_ok(fn, a.pdn, a.ring_lkey, a.rq_base, uint64_t(1) << (a.rq_log_size + a.rq_log_stride));
+            if (r.status != OK_)
+                return r;
+        }
+    } else if ((a.flags & Q::FLAGS_USER) || a.ring_lkey) {
+        FAIL(BAD_PARAM, QP_RING_MR);  // user rings are always translated
+    }
+    if (a.qp_type == qp_type::GSI)
+        for (uint32_t i = 1; i < ctx::NUM_QP; i++)
+            if (qp_[i].used && qp_[i].fn == fn && qp_[i].type == qp_type::GSI && qp_[i].port == a.port)
+                FAIL(BUSY, QP_GSI_EXISTS);
+    uint32_t n = 0;
+    for (uint32_t i = ctx::FIRST_QPN; i < ctx::NUM_QP && !n; i++)
+        if (!qp_[i].used && !sq_[i].used && !rq_[i].used)
+            n = i;
+    if (!n)
+        FAIL(NO_RESOURCES, QP_NONE_FREE);
+
+    qp_[n] = qp_obj{1, a.qp_type, a.port, 0, fn, uint16_t(a.send_cqn), uint16_t(a.recv_cqn), 0, a.pdn, a.srqn};
+    sq_[n] = wq_obj{1, a.port, fn, uint16_t(a.send_cqn), 0, a.db_page, ctx::WQ_QP};
+    rq_[n] = wq_obj{1, a.port, fn, uint16_t(has_srq ? 0 : a.recv_cqn), 0, a.db_page, ctx::WQ_QP};
+    pd_[a.pdn].refs++;
+    cq_[a.send_cqn].refs++;
+    cq_[a.recv_cqn].refs++;
+    if (has_srq)
+        srq_[a.srqn].refs++;
+
+    const uint32_t lkey = (a.flags & Q::FLAGS_RING_MR) ? a.ring_lkey : limits::LKEY_PHYS;
+    ctx::qp_ctx q{};
+    q.valid = 1;
+    q.type = a.qp_type;
+    q.state = qp_state::RESET;
+    q.port = a.port;
+    q.fn = fn;
+    q.flags = a.flags;
+    q.pdn = a.pdn;
+    q.send_cqn = a.send_cqn;
+    q.recv_cqn = a.recv_cqn;
+    q.srqn = a.srqn;
+    q.max_inline = a.max_inline;
+    q.path_mtu = 3;  // 1024 until RTR says otherwise
+    hal_.ctx_write(ctx::table::QP, n, &q, sizeof(q));
+    ctx::wq_ctx w{};
+    w.valid = 1;
+    w.state = wq_state::RST;
+    w.log_size = a.sq_log_size;
+    w.log_stride = a.sq_log_stride;
+    w.port = a.port;
+    w.kind = ctx::WQ_QP;
+    w.fn = fn;
+    w.cqn = a.send_cqn;
+    w.db_page = a.db_page;
+    w.base = a.sq_base;
+    w.ring_lkey = lkey;
+    hal_.ctx_write(ctx::table::SQ, n, &w, sizeof(w));
+    if (!has_srq) {
+        w.is_rq = 1;
+        w.log_size = a.rq_log_size;
+        w.log_stride = a.rq_log_stride;
+        w.cqn = a.recv_cqn;
+        w.base = a.rq_base;
+        hal_.ctx_write(ctx::table::RQ, n, &w, sizeof(w));
+    }
+    store(out, obj_out{n, 0});
+    DONE();
+}
+
+void Firmware::qp_release(uint32_t n) {
+    qp_obj &o = qp_[n];
+    ctx::qp_ctx q{};
+    hal_.ctx_write(ctx::table::QP, n, &q, sizeof(q));
+    ctx::wq_ctx w{};
+    hal_.ctx_write(ctx::table::SQ, n, &w, sizeof(w));
+    hal_.ctx_write(ctx::table::RQ, n, &w, sizeof(w));
+    if (o.pdn < ctx::NUM_PD && pd_[o.pdn].refs)
+        pd_[o.pdn].refs--;
+    if (cq_[o.scq].refs)
+        cq_[o.scq].refs--;
+    if (cq_[o.rcq].refs)
+        cq_[o.rcq].refs--;
+    if (o.srqn != limits::NO_OBJECT && o.srqn < ctx::NUM_SRQ && srq_[o.srqn].refs)
+        srq_[o.srqn].refs--;
+    sq_[n] = wq_obj{};
+    rq_[n] = wq_obj{};
+    o = qp_obj{};
+}
+
+Firmware::res Firmware::modify_qp(uint16_t fn, const uint8_t *in) {
+    auto a = load<qp_attr>(in);
+    QP_LOOKUP(a.qpn);
+    if (a.rsvd || !all_zero(a.rsvd1, sizeof(a.rsvd1)))
+        FAIL(BAD_PARAM, CMD_RESERVED_NONZERO);
+    if (a.mask & ~qa::KNOWN)
+        FAIL(BAD_PARAM, QP_ATTR);
+    if (a.mask & (qa::ALT_PATH | qa::MIG | qa::CAP))
+        FAIL(NOT_SUPPORTED, QP_ATTR);  // no alternate paths, no resize
+    ctx::qp_ctx q;
+    hal_.ctx_read(ctx::table::QP, a.qpn, &q, sizeof(q));
+    const uint8_t cur = q.state;
+    const uint8_t next = (a.mask & qa::STATE) ? a.state : cur;
+    if (next > qp_state::ERR)
+        FAIL(BAD_PARAM, QP_TRANSITION);
+    if ((a.mask & qa::CUR_STATE) && a.cur_state != cur)
+        FAIL(BAD_STATE, QP_TRANSITION);
+    uint32_t req, opt;
+    if (!qp_transition(q.type, cur, next, req, opt))
+        FAIL(BAD_STATE, QP_TRANSITION);
+    const uint32_t m = a.mask & ~qa::STATE;
+    if ((m & req) != req || (m & ~(req | opt)))
+        FAIL(BAD_PARAM, QP_ATTR);
+
+    const uint8_t port = (m & qa::PORT) ? a.port : q.port;
+    if ((m & qa::PKEY) && a.pkey_index != 0)
+        FAIL(BAD_PARAM, QP_ATTR);  // one P_Key (0xffff) per port
+    if ((m & qa::PORT) && !port_ok(fn, a.port))
+        FAIL(BAD_PARAM, PORT_RANGE);
+    if ((m & qa::ACCESS) && (a.access & ~0xfu))
+        FAIL(BAD_PARAM, QP_ATTR);
+    if ((m & qa::MTU) && (a.path_mtu < 1 || a.path_mtu > 5))
+        FAIL(BAD_PARAM, QP_MTU);
+    if (((m & qa::TIMEOUT) && a.timeout > 31) || ((m & qa::RETRY) && a.retry_cnt > 7) ||
+        ((m & qa::RNR_RETRY) && a.rnr_retry > 7) || ((m & qa::MIN_RNR) && a.min_rnr_timer > 31) ||
+        ((m & qa::MAX_RD) && a.max_rd_atomic > MAX_RD_ATOMIC) ||
+        ((m & qa::MAX_DEST_RD) && a.max_dest_rd_atomic > MAX_RD_ATOMIC) ||
+        ((m & qa::RQ_PSN) && a.rq_psn > 0xffffff) || ((m & qa::SQ_PSN) && a.sq_psn > 0xffffff) ||
+        ((m & qa::DEST_QPN) && a.dest_qpn > 0xffffff))
+        FAIL(BAD_PARAM, QP_ATTR);
+    if (m & qa::AV) {
+        if ((a.av_flags & ~3u) || a.flow_label > 0xfffff)
+            FAIL(BAD_PARAM, QP_ATTR);
+        if (!gid_valid(fn, port, a.sgid_index))
+            FAIL(BAD_PARAM, QP_GID_INDEX);
+    }
+
+    if (m & qa::PORT)
+        q.port = a.port;
+    if (m & qa::ACCESS)
+        q.access = a.access;
+    if (m & qa::QKEY)
+        q.qkey = a.qkey;
+    if (m & qa::AV) {
+        copy(q.dmac, a.dmac, 6);
+        q.vlan_tci = a.vlan_tci;
+        copy(q.dgid, a.dgid, 16);
+        q.flow_label = a.flow_label;
+        q.hop_limit = a.hop_limit;
+        q.tclass = a.tclass;
+        q.sgid_index = a.sgid_index;
+        q.av_flags = a.av_flags;
+    }
+    if (m & qa::MTU)
+        q.path_mtu = a.path_mtu;
+    if (m & qa::TIMEOUT)
+        q.timeout = a.timeout;
+    if (m & qa::RETRY)
+        q.retry_cnt = a.retry_cnt;
+    if (m & qa::RNR_RETRY)
+        q.rnr_retry = a.rnr_retry;
+    if (m & qa::RQ_PSN)
+        q.rq_psn = a.rq_psn;
+    if (m & qa::SQ_PSN)
+        q.sq_psn = a.sq_psn;
+    if (m & qa::MAX_RD)
+        q.max_rd_atomic = a.max_rd_atomic;
+    if (m & qa::MAX_DEST_RD)
+        q.max_dest_rd_atomic = a.max_dest_rd_atomic;
+    if (m & qa::MIN_RNR)
+        q.min_rnr_timer = a.min_rnr_timer;
+    if (m & qa::DEST_QPN)
+        q.dest_qpn = a.dest_qpn;
+    q.state = next;
+    if (next == qp_state::SQD && cur != qp_state::SQD) {
+        q.sq_draining = 1;  // the datapath clears it when the SQ is idle
+        q.sqd_notify = (m & qa::SQD_NOTIFY) ? 1 : 0;
+    }
+    if (next != qp_state::SQD)
+        q.sq_draining = 0;
+    if (next == qp_state::RESET)
+        zero(&q.stats, sizeof(q.stats));
+    qp_[a.qpn].port = q.port;
+    hal_.ctx_write(ctx::table::QP, a.qpn, &q, sizeof(q));
+    // The rings accept doorbells in every state but RESET; leaving RESET
+    // (or entering it) restarts both at index 0.
+    const uint8_t ws = next == qp_state::RESET ? uint8_t(wq_state::RST) : uint8_t(wq_state::RDY);
+    for (int i = 0; i < 2; i++) {
+        const ctx::table t = i ? ctx::table::RQ : ctx::table::SQ;
+        ctx::wq_ctx w;
+        hal_.ctx_read(t, a.qpn, &w, sizeof(w));
+        if (w.valid && w.state != ws) {
+            w.state = ws;
+            w.port = q.port;
+            hal_.ctx_write(t, a.qpn, &w, sizeof(w));
+        }
+    }
+    DONE();
+}
+
+Firmware::res Firmware::query_qp(uint16_t fn, const uint8_t *in, uint8_t *out) {
+    auto a = load<obj_in>(in);
+    QP_LOOKUP(a.id);
+    ctx::qp_ctx q;
+    hal_.ctx_read(ctx::table::QP, a.id, &q, sizeof(q));
+    qp_attr o{};
+    o.qpn = a.id;
+    o.mask = qa::KNOWN & ~(qa::ALT_PATH | qa::MIG | qa::CAP);
+    o.state = o.cur_state = q.state;
+    o.path_mtu = q.path_mtu;
+    o.timeout = q.timeout;
+    o.retry_cnt = q.retry_cnt;
+    o.rnr_retry = q.rnr_retry;
+    o.min_rnr_timer = q.min_rnr_timer;
+    o.max_rd_atomic = q.max_rd_atomic;
+    o.max_dest_rd_atomic = q.max_dest_rd_atomic;
+    o.access = q.access;
+    o.port = q.port;
+    o.sgid_index = q.sgid_index;
+    o.qkey = q.qkey;
+    o.rq_psn = q.rq_psn;
+    o.sq_psn = q.sq_psn;
+    o.dest_qpn = q.dest_qpn;
+    copy(o.dmac, q.dmac, 6);
+    o.vlan_tci = q.vlan_tci;
+    copy(o.dgid, q.dgid, 16);
+    o.flow_label = q.flow_label;
+    o.hop_limit = q.hop_limit;
+    o.tclass = q.tclass;
+    o.av_flags = q.av_flags;
+    o.sq_draining = q.sq_draining;
+    store(out, o);
+    DONE();
+}
+
+Firmware::res Firmware::destroy_qp(uint16_t fn, const uint8_t *in) {
+    auto a = load<obj_in>(in);
+    QP_LOOKUP(a.id);
+    qp_release(a.id);
+    DONE();
+}
+
+Firmware::res Firmware::create_srq(uint16_t fn, const uint8_t *in, uint8_t *out) {
+    using Q = create_qp_in;
+    auto a = load<create_srq_in>(in);
+    if ((a.flags & ~(Q::FLAGS_USER | Q::FLAGS_RING_MR)) || a.id)
+        FAIL(BAD_PARAM, CMD_RESERVED_NONZERO);
+    PD_LOOKUP(a.pdn);
+    if (!log_ok(a.log_size))
+        FAIL(BAD_SIZE, WQ_LOG_SIZE);
+    if (a.log_stride < limits::MIN_LOG_STRIDE || a.log_stride > limits::MAX_LOG_STRIDE)
+        FAIL(BAD_SIZE, WQ_LOG_STRIDE);
+    if (a.limit >= (1u << a.log_size))
+        FAIL(BAD_PARAM, SRQ_LIMIT);
+    if (!db_page_ok(fn, a.db_page))
+        FAIL(BAD_PARAM, DB_PAGE_RANGE);
+    if (!aligned4k(a.base))
+        FAIL(BAD_PARAM, WQ_ALIGN);
+    if (a.flags & Q::FLAGS_RING_MR) {
+        res r = ring_mr_ok(fn, a.pdn, a.ring_lkey, a.base, uint64_t(1) << (a.log_size + a.log_stride));
+        if (r.status != OK_)
+            return r;
+    } else if ((a.flags & Q::FLAGS_USER) || a.ring_lkey) {
+        FAIL(BAD_PARAM, QP_RING_MR);
+    }
+    uint32_t n = 0;
+    for (uint32_t i = 1; i < ctx::NUM_SRQ && !n; i++)
+        if (!srq_[i].used && !rq_[i].used)
+            n = i;
+    if (!n)
+        FAIL(NO_RESOURCES, SRQ_NONE_FREE);
+    srq_[n] = srq_obj{1, 0, fn, 0, 0, a.pdn};
+    rq_[n] = wq_obj{1, 0, fn, 0, 0, a.db_page, ctx::WQ_SRQ};
+    pd_[a.pdn].refs++;
+    ctx::srq_ctx s{};
+    s.valid = 1;
+    s.fn = fn;
+    s.pdn = a.pdn;
+    s.limit = a.limit;
+    hal_.ctx_write(ctx::table::SRQ, n, &s, sizeof(s));
+    ctx::wq_ctx w{};
+    w.valid = 1;
+    w.state = wq_state::RDY;  // an SRQ takes WQEs from creation on
+    w.log_size = a.log_size;
+    w.log_stride = a.log_stride;
+    w.is_rq = 1;
+    w.kind = ctx::WQ_SRQ;
+    w.fn = fn;
+    w.db_page = a.db_page;
+    w.base = a.base;
+    w.ring_lkey = (a.flags & Q::FLAGS_RING_MR) ? a.ring_lkey : limits::LKEY_PHYS;
+    w.flags = uint8_t(a.flags);
+    hal_.ctx_write(ctx::table::RQ, n, &w, sizeof(w));
+    store(out, obj_out{n, 0});
+    DONE();
+}
+
+Firmware::res Firmware::modify_srq(uint16_t fn, const uint8_t *in) {
+    auto a = load<create_srq_in>(in);
+    SRQ_LOOKUP(a.id);
+    ctx::wq_ctx w;
+    hal_.ctx_read(ctx::table::RQ, a.id, &w, sizeof(w));
+    if (a.limit >= (1u << w.log_size))
+        FAIL(BAD_PARAM, SRQ_LIMIT);
+    ctx::srq_ctx s;
+    hal_.ctx_read(ctx::table::SRQ, a.id, &s, sizeof(s));
+    s.limit = a.limit;  // arms (or, with 0, disarms) the limit event
+    hal_.ctx_write(ctx::table::SRQ, a.id, &s, sizeof(s));
+    DONE();
+}
+
+Firmware::res Firmware::query_srq(uint16_t fn, const uint8_t *in, uint8_t *out) {
+    auto a = load<obj_in>(in);
+    SRQ_LOOKUP(a.id);
+    ctx::wq_ctx w;
+    hal_.ctx_read(ctx::table::RQ, a.id, &w, sizeof(w));
+    ctx::srq_ctx s;
+    hal_.ctx_read(ctx::table::SRQ, a.id, &s, sizeof(s));
+    create_srq_in o{};
+    o.base = w.base;
+    o.pdn = s.pdn;
+    o.db_page = w.db_page;
+    o.log_size = w.log_size;
+    o.log_stride = w.log_stride;
+    o.flags = w.flags;
+    o.limit = s.limit;
+    o.ring_lkey = w.ring_lkey;
+    o.id = a.id;
+    store(out, o);
+    DONE();
+}
+
+Firmware::res Firmware::destroy_srq(uint16_t fn, const uint8_t *in) {
+    auto a = load<obj_in>(in);
+    SRQ_LOOKUP(a.id);
+    if (srq_[a.id].refs)
+        FAIL(BUSY, SRQ_IN_USE);
+    if (pd_[srq_[a.id].pdn].refs)
+        pd_[srq_[a.id].pdn].refs--;
+    srq_[a.id] = srq_obj{};
+    rq_[a.id] = wq_obj{};
+    ctx::srq_ctx s{};
+    hal_.ctx_write(ctx::table::SRQ, a.id, &s, sizeof(s));
+    ctx::wq_ctx w{};
+    hal_.ctx_write(ctx::table::RQ, a.id, &w, sizeof(w));
+    DONE();
+}
+
+Firmware::res Firmware::create_ah(uint16_t fn, const uint8_t *in, uint8_t *out) {
+    auto a = load<create_ah_in>(in);
+    wqe_ud av;
+    copy(&av, a.av, sizeof(av));
+    const uint32_t pdn = av.ah;
+    PD_LOOKUP(pdn);
+    if ((av.flags & ~3u) || av.rsvd || av.flow_label > 0xfffff)
+        FAIL(BAD_PARAM, CMD_RESERVED_NONZERO);
+    uint32_t n = 0;
+    for (uint32_t i = 1; i < ctx::NUM_AH && !n; i++)
+        if (!ah_[i].used)
+            n = i;
+    if (!n)
+        FAIL(NO_RESOURCES, AH_NONE_FREE);
+    ah_[n] = ah_obj{1, 0, fn, pdn};
+    pd_[pdn].refs++;
+    ctx::ah_ctx c{};
+    c.valid = 1;
+    c.fn = fn;
+    c.pdn = pdn;
+    c.av = av;
+    c.av.ah = 0;
+    hal_.ctx_write(ctx::table::AH, n, &c, sizeof(c));
+    store(out, obj_out{n, 0});
+    DONE();
+}
+
+Firmware::res Firmware::destroy_ah(uint16_t fn, const uint8_t *in) {
+    auto a = load<obj_in>(in);
+    if (a.id == 0 || a.id >= ctx::NUM_AH || !ah_[a.id].used)
+        FAIL(BAD_OBJECT, AH_UNKNOWN);
+    if (ah_[a.id].fn != fn)
+        FAIL(WRONG_OWNER, AH_OWNER);
+    if (pd_[ah_[a.id].pdn].refs)
+        pd_[ah_[a.id].pdn].refs--;
+    ah_[a.id] = ah_obj{};
+    ctx::ah_ctx c{};
+    hal_.ctx_write(ctx::table::AH, a.id, &c, sizeof(c));
+    DONE();
+}
+
+Firmware::res Firmware::add_gid(uint16_t fn, const uint8_t *in) {
+    auto a = load<gid_in>(in);
+    if (!port_ok(fn, a.port))
+        FAIL(BAD_PARAM, PORT_RANGE);
+    if (a.rsvd || a.rsvd1)
+        FAIL(BAD_PARAM, CMD_RESERVED_NONZERO);
+    if (a.index >= limits::GID_TABLE_SIZE)
+        FAIL(BAD_PARAM, GID_INDEX);
+    if (a.gid_type != gid_type::ROCE_V2_IPV4 && a.gid_type != gid_type::ROCE_V2_IPV6)
+        FAIL(BAD_PARAM, GID_TYPE);
+    if ((a.gid_type == gid_type::ROCE_V2_IPV4) != ipv4_mapped(a.gid) || all_zero(a.gid, 16) ||
+        (a.mac[0] & 1) || all_zero(a.mac, 6))
+        FAIL(BAD_PARAM, GID_ADDR);
+    if (a.vlan_tci != 0xffff && (a.vlan_tci & 0xfff) == 0xfff)
+        FAIL(BAD_PARAM, FILTER_VLAN);
+    ctx::gid_ctx g{};
+    g.valid = 1;
+    g.type = a.gid_type;
+    g.vlan_tci = a.vlan_tci;
+    copy(g.mac, a.mac, 6);
+    copy(g.gid, a.gid, 16);
+    hal_.ctx_write(ctx::table::GID, ctx::gid_index(fn, a.port, a.index), &g, sizeof(g));
+    DONE();
+}
+
+Firmware::res Firmware::del_gid(uint16_t fn, const uint8_t *in) {
+    auto a = load<gid_in>(in);
+    if (!port_ok(fn, a.port))
+        FAIL(BAD_PARAM, PORT_RANGE);
+    if (a.index >= limits::GID_TABLE_SIZE)
+        FAIL(BAD_PARAM, GID_INDEX);
+    if (!gid_valid(fn, a.port, a.index))
+        FAIL(BAD_OBJECT, GID_INDEX);
+    ctx::gid_ctx g{};
+    hal_.ctx_write(ctx::table::GID, ctx::gid_index(fn, a.port, a.index), &g, sizeof(g));
     DONE();
 }
 

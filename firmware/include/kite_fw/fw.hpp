@@ -22,7 +22,11 @@ inline constexpr uint32_t BUILTIN_BUILD = 1;
 // What this card implements (CAPS register and caps_out.features).
 inline constexpr uint32_t FEATURES = spec::reg::CAPS_ETH | spec::reg::CAPS_CSUM | spec::reg::CAPS_TSO |
                                      spec::reg::CAPS_USO | spec::reg::CAPS_RSS | spec::reg::CAPS_VLAN |
-                                     spec::reg::CAPS_FLASH;
+                                     spec::reg::CAPS_FLASH | spec::reg::CAPS_RDMA;
+
+// RDMA limits this firmware reports (QUERY_CAPS) and enforces.
+inline constexpr uint32_t MAX_RD_ATOMIC = 16;
+inline constexpr uint32_t MAX_INLINE = 256;
 
 // Flash layout: a control block, then two banks of FW_IMAGE_MAX bytes.
 inline constexpr uint32_t FLASH_CTL_MAGIC = 0x4243464b;  // "KFCB"
@@ -58,7 +62,10 @@ private:
     };
     struct eq_obj { uint8_t used, async; uint16_t fn, vector, cq_refs; uint32_t db_page; };
     struct cq_obj { uint8_t used; uint16_t fn, eqn, refs; uint32_t db_page; };
-    struct wq_obj { uint8_t used, port; uint16_t fn, cqn, rss_refs; uint32_t db_page; };
+    struct wq_obj { uint8_t used, port; uint16_t fn, cqn, rss_refs; uint32_t db_page; uint8_t kind; };
+    struct qp_obj { uint8_t used, type, port, rsvd; uint16_t fn, scq, rcq, rsvd1; uint32_t pdn, srqn; };
+    struct srq_obj { uint8_t used, rsvd; uint16_t fn, refs, rsvd1; uint32_t pdn; };
+    struct ah_obj { uint8_t used, rsvd; uint16_t fn; uint32_t pdn; };
     struct pd_obj { uint8_t used; uint16_t fn, refs; };
     struct mr_obj { uint8_t used, variant; uint16_t fn; uint32_t pdn; };
     enum class flash_state : uint8_t { IDLE, WRITING };
@@ -91,6 +98,21 @@ private:
     res query_health(uint8_t *out);
     res alloc_db_page(uint16_t fn, uint8_t *out);
     res free_db_page(uint16_t fn, const uint8_t *in);
+    res create_qp(uint16_t fn, const uint8_t *in, uint8_t *out);
+    res modify_qp(uint16_t fn, const uint8_t *in);
+    res query_qp(uint16_t fn, const uint8_t *in, uint8_t *out);
+    res destroy_qp(uint16_t fn, const uint8_t *in);
+    res create_srq(uint16_t fn, const uint8_t *in, uint8_t *out);
+    res modify_srq(uint16_t fn, const uint8_t *in);
+    res query_srq(uint16_t fn, const uint8_t *in, uint8_t *out);
+    res destroy_srq(uint16_t fn, const uint8_t *in);
+    res create_ah(uint16_t fn, const uint8_t *in, uint8_t *out);
+    res destroy_ah(uint16_t fn, const uint8_t *in);
+    res add_gid(uint16_t fn, const uint8_t *in);
+    res del_gid(uint16_t fn, const uint8_t *in);
+    res ring_mr_ok(uint16_t fn, uint32_t pdn, uint32_t lkey, uint64_t base, uint64_t len);
+    void qp_release(uint32_t qpn);
+    bool gid_valid(uint16_t fn, uint8_t port, uint8_t idx);
     res flash_begin(const uint8_t *in);
     res flash_write(const uint8_t *in);
     res flash_commit(const uint8_t *in);
@@ -110,6 +132,9 @@ private:
     wq_obj rq_[ctx::NUM_RQ];
     pd_obj pd_[ctx::NUM_PD];
     mr_obj mr_[ctx::NUM_MR];
+    qp_obj qp_[ctx::NUM_QP];
+    srq_obj srq_[ctx::NUM_SRQ];
+    ah_obj ah_[ctx::NUM_AH];
     uint8_t rss_used_[ctx::NUM_RSS];
     uint8_t db_alloc_[ctx::MAX_FN][spec::pci::PF_DB_PAGES / 8];
     flash_ctl flash_;

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace kite::model {
@@ -12,7 +13,7 @@ namespace kite::model {
 using namespace spec;
 
 Card::Card(const kite_card_config &cfg, const kite_host_ops &ops)
-    : q_(hw_), mac_(hw_, q_), tx_(hw_, q_, mac_), rx_(hw_, q_, mac_),
+    : q_(hw_), mac_(hw_, q_), roce_(hw_, q_, mac_), tx_(hw_, q_, mac_, roce_), rx_(hw_, q_, mac_, roce_),
       regs_(hw_, [this](uint16_t fn) { reset_function(fn); }), db_(hw_, q_), pcie_(hw_, regs_, db_), fw_(*this) {
     hw_.cfg = cfg;
     hw_.ops = ops;
@@ -20,6 +21,7 @@ Card::Card(const kite_card_config &cfg, const kite_host_ops &ops)
         hw_.flash_path = cfg.flash_path;
     hw_.cfg.flash_path = nullptr;
     hw_.start_ns = hw_.now();
+    q_.on_qp_rq_doorbell = [this](uint32_t rqn) { roce_.rq_doorbell(rqn); };
     if (!hw_.flash_path.empty()) {
         flash_fd_ = ::open(hw_.flash_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         struct stat sb;
@@ -55,7 +57,7 @@ void Card::after_entry() {
 }
 
 void Card::rearm() {
-    uint64_t d = std::min(q_.next_deadline(), mac_.next_deadline());
+    uint64_t d = std::min({q_.next_deadline(), mac_.next_deadline(), roce_.next_deadline()});
     if (d != NEVER && d != armed_deadline_) {
         armed_deadline_ = d;
         hw_.ops.timer_arm(hw_.ops.opaque, d);
@@ -84,6 +86,7 @@ void Card::timer() {
     armed_deadline_ = NEVER;
     q_.timer(now);
     mac_.timer(now);
+    roce_.timer(now);
     after_entry();
 }
 
@@ -179,6 +182,10 @@ void Card::ctx_read(ctx::table t, uint32_t idx, void *buf, uint32_t len) {
     case ctx::table::FILTER: ok = ctx_copy(hw_.filter, idx, buf, len, false); break;
     case ctx::table::PORT: ok = ctx_copy(hw_.port, idx, buf, len, false); break;
     case ctx::table::MR: ok = ctx_copy(hw_.mr, idx, buf, len, false); break;
+    case ctx::table::QP: ok = ctx_copy(hw_.qp, idx, buf, len, false); break;
+    case ctx::table::SRQ: ok = ctx_copy(hw_.srq, idx, buf, len, false); break;
+    case ctx::table::AH: ok = ctx_copy(hw_.ah, idx, buf, len, false); break;
+    case ctx::table::GID: ok = ctx_copy(hw_.gid, idx, buf, len, false); break;
     }
     if (!ok) {
         std::memset(buf, 0, len);
@@ -215,7 +222,23 @@ void Card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t len)
         if (ok && idx < hw_.cfg.num_ports)
             mac_.port_ctx_written(idx);
         break;
-    case ctx::table::MR: ok = ctx_copy(hw_.mr, idx, buf, len, true); break;
+    case ctx::table::MR:
+        ok = ctx_copy(hw_.mr, idx, buf, len, true);
+        if (ok)
+            roce_.mr_ctx_written();  // translations cached from it are stale
+        break;
+    case ctx::table::QP: {
+        if (idx >= hw_.qp.size())
+            break;
+        ctx::qp_ctx old = hw_.qp[idx];
+        ok = ctx_copy(hw_.qp, idx, buf, len, true);
+        if (ok)
+            roce_.qp_ctx_written(idx, old);
+        break;
+    }
+    case ctx::table::SRQ: ok = ctx_copy(hw_.srq, idx, buf, len, true); break;
+    case ctx::table::AH: ok = ctx_copy(hw_.ah, idx, buf, len, true); break;
+    case ctx::table::GID: ok = ctx_copy(hw_.gid, idx, buf, len, true); break;
     }
     if (!ok)
         hw_.log(0, "kite: bad context write %u/%u", unsigned(t), idx);

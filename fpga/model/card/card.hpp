@@ -14,6 +14,7 @@
 #include "pcie/pcie.hpp"
 #include "queue/queue.hpp"
 #include "regs/regs.hpp"
+#include "roce/roce.hpp"
 #include "rxp/rxp.hpp"
 #include "txp/txp.hpp"
 
@@ -65,6 +66,7 @@ private:
     Hw hw_;
     QueueEngine q_;
     Mac mac_;
+    Roce roce_;
     TxPipeline tx_;
     RxPipeline rx_;
     Regs regs_;

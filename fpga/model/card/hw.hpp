@@ -60,6 +60,10 @@ struct Hw {
     std::vector<ctx::filter_ctx> filter = std::vector<ctx::filter_ctx>(ctx::NUM_FILTER);
     std::vector<ctx::port_ctx> port = std::vector<ctx::port_ctx>(spec::pci::MAX_PORTS);
     std::vector<ctx::mr_ctx> mr = std::vector<ctx::mr_ctx>(ctx::NUM_MR);
+    std::vector<ctx::qp_ctx> qp = std::vector<ctx::qp_ctx>(ctx::NUM_QP);
+    std::vector<ctx::srq_ctx> srq = std::vector<ctx::srq_ctx>(ctx::NUM_SRQ);
+    std::vector<ctx::ah_ctx> ah = std::vector<ctx::ah_ctx>(ctx::NUM_AH);
+    std::vector<ctx::gid_ctx> gid = std::vector<ctx::gid_ctx>(ctx::NUM_GID);
     PortState ports[spec::pci::MAX_PORTS];
 
     uint64_t now() { return ops.now_ns(ops.opaque); }

@@ -58,10 +58,10 @@ bool QueueEngine::post_cqe(uint32_t cqn, cqe c, bool solicited) {
         e.obj = cqn;
         post_async(q.fn, e);
         for (uint32_t i = 1; i < hw_.sq.size(); i++)
-            if (hw_.sq[i].valid && hw_.sq[i].cqn == cqn && hw_.sq[i].state == wq_state::RDY)
+            if (hw_.sq[i].valid && hw_.sq[i].kind == ctx::WQ_ETH && hw_.sq[i].cqn == cqn && hw_.sq[i].state == wq_state::RDY)
                 wq_error(false, i, syndrome::NONE, true);
         for (uint32_t i = 1; i < hw_.rq.size(); i++)
-            if (hw_.rq[i].valid && hw_.rq[i].cqn == cqn && hw_.rq[i].state == wq_state::RDY)
+            if (hw_.rq[i].valid && hw_.rq[i].kind == ctx::WQ_ETH && hw_.rq[i].cqn == cqn && hw_.rq[i].state == wq_state::RDY)
                 wq_error(true, i, syndrome::NONE, true);
         return false;
     }
@@ -120,10 +120,18 @@ void QueueEngine::sq_doorbell(uint32_t sqn, uint16_t pi) {
     hw_.request_service();
 }
 
+void QueueEngine::kick_sq(uint32_t sqn) {
+    if (in_work_.insert(sqn).second)
+        tx_work_.push_back(sqn);
+    hw_.request_service();
+}
+
 void QueueEngine::rq_doorbell(uint32_t rqn, uint16_t pi) {
     ctx::wq_ctx &q = hw_.rq[rqn];
     q.pi = pi;
     q.stats.doorbells++;
+    if (q.kind == ctx::WQ_QP && on_qp_rq_doorbell)
+        on_qp_rq_doorbell(rqn);
     PortState &ps = hw_.ports[q.port];
     if (ps.rx_blocked) {
         ps.rx_blocked = false;
@@ -138,7 +146,8 @@ bool QueueEngine::next_sq(uint32_t &sqn) {
         tx_work_.pop_front();
         in_work_.erase(sqn);
         const ctx::wq_ctx &q = hw_.sq[sqn];
-        if (q.valid && q.state == wq_state::RDY && q.pi != q.ci) {
+        // An RDMA SQ may have retransmissions with nothing new posted.
+        if (q.valid && q.state == wq_state::RDY && (q.pi != q.ci || q.kind == ctx::WQ_QP)) {
             in_work_.insert(sqn);  // the TX pipeline requeues or releases it
             return true;
         }
@@ -185,7 +194,7 @@ void QueueEngine::wq_ctx_written(bool rq, uint32_t qn, const ctx::wq_ctx &old) {
     }
     if (q.state == wq_state::RST) {
         q.pi = q.ci = 0;
-    } else if (q.state == wq_state::ERR && old.state != wq_state::ERR) {
+    } else if (q.state == wq_state::ERR && old.state != wq_state::ERR && q.kind == ctx::WQ_ETH) {
         q.state = old.state;
         wq_error(rq, qn, syndrome::NONE, false);
     } else if (q.state == wq_state::RDY && old.state == wq_state::RST) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <set>
 
 #include "card/hw.hpp"
@@ -32,6 +33,11 @@ public:
     void wq_ctx_written(bool rq, uint32_t qn, const ctx::wq_ctx &old);
     void cq_ctx_written(uint32_t cqn);
 
+    // Puts an RDMA SQ on the TX work list without a doorbell (ACKs,
+    // timers and read credits make work for it).
+    void kick_sq(uint32_t sqn);
+    // Called for every accepted RQ doorbell of an RDMA QP.
+    std::function<void(uint32_t)> on_qp_rq_doorbell;
     bool next_sq(uint32_t &sqn);
     void requeue_sq(uint32_t sqn) { tx_work_.push_back(sqn); }
     void release_sq(uint32_t sqn) { in_work_.erase(sqn); }

@@ -59,6 +59,16 @@ int RxPipeline::receive(unsigned port, const uint8_t *f, size_t len) {
     const bool fcs_good = fcs_ok(f, len);
     const size_t flen = len - limits::FCS_LEN;
     parsed_frame p = parse_frame(f, flen);
+    // RoCEv2 to one of the port's GIDs goes to the transport, not to an RQ.
+    uint16_t rfn;
+    if (p.roce && roce_.match(port, f, p, rfn)) {
+        if (!fcs_good) {
+            st.rx_bad_fcs++;
+            return 1;
+        }
+        roce_.receive(port, rfn, f, flen, p);
+        return 1;
+    }
     const bool bcast = std::memcmp(f, "\xff\xff\xff\xff\xff\xff", 6) == 0;
     const bool mcast = (f[0] & 1) && !bcast;
 

@@ -8,12 +8,13 @@
 #include "card/hw.hpp"
 #include "mac/mac.hpp"
 #include "queue/queue.hpp"
+#include "roce/roce.hpp"
 
 namespace kite::model {
 
 class RxPipeline {
 public:
-    RxPipeline(Hw &hw, QueueEngine &q, Mac &mac) : hw_(hw), q_(q), mac_(mac) {}
+    RxPipeline(Hw &hw, QueueEngine &q, Mac &mac, Roce &roce) : hw_(hw), q_(q), mac_(mac), roce_(roce) {}
     // 1: taken (delivered or dropped and counted); 0: back-pressure.
     int receive(unsigned port, const uint8_t *frame, size_t len);
 
@@ -22,6 +23,7 @@ private:
     Hw &hw_;
     QueueEngine &q_;
     Mac &mac_;
+    Roce &roce_;
 };
 
 }  // namespace kite::model

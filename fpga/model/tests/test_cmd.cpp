@@ -48,12 +48,17 @@ TEST_F(Cmd, RegistersAndCaps) {
 TEST_F(Cmd, EnvelopeChecks) {
     EXPECT_CMD(d.cmd(0x7777), BAD_OPCODE, CMD_UNKNOWN_OPCODE);
     EXPECT_CMD(d.cmd(cmd_opcode::QUERY_CAPS, nullptr, 0, 2), BAD_VERSION, CMD_VERSION);
-    for (uint32_t op : {cmd_opcode::CREATE_QP, cmd_opcode::CREATE_SRQ, cmd_opcode::CREATE_AH, cmd_opcode::ADD_GID,
-                        cmd_opcode::SET_FLOW_RULE, cmd_opcode::SET_VF_CONFIG, cmd_opcode::RESIZE_CQ})
+    for (uint32_t op : {cmd_opcode::SET_FLOW_RULE, cmd_opcode::SET_VF_CONFIG, cmd_opcode::RESIZE_CQ})
         EXPECT_CMD(d.cmd(op), NOT_SUPPORTED, NONE);
+    // RDMA commands exist: an all-zero input fails validation instead.
+    EXPECT_CMD(d.cmd(cmd_opcode::CREATE_QP), BAD_OBJECT, PD_UNKNOWN);
+    EXPECT_CMD(d.cmd(cmd_opcode::CREATE_SRQ), BAD_OBJECT, PD_UNKNOWN);
+    EXPECT_CMD(d.cmd(cmd_opcode::CREATE_AH), BAD_OBJECT, PD_UNKNOWN);
+    EXPECT_CMD(d.cmd(cmd_opcode::ADD_GID), BAD_PARAM, GID_TYPE);
+    EXPECT_CMD(d.cmd(cmd_opcode::SET_FLOW_RULE), NOT_SUPPORTED, NONE);
     auto hl = d.cmd(cmd_opcode::QUERY_HEALTH).as<health_out>();
     EXPECT_EQ(hl.state, 0);
-    EXPECT_GE(hl.cmd_errors, 9u);
+    EXPECT_GE(hl.cmd_errors, 10u);
 }
 
 TEST_F(Cmd, EqValidation) {
@@ -205,8 +210,12 @@ TEST_F(Cmd, PortStatsHealthDbPages) {
     q.len = 4096;
     q.scope = 9;
     EXPECT_CMD(d.cmd(cmd_opcode::QUERY_STATS, q), BAD_PARAM, STATS_SCOPE);
-    q.scope = stats_scope::RDMA_PORT;
+    q.scope = stats_scope::FUNC;
     EXPECT_CMD(d.cmd(cmd_opcode::QUERY_STATS, q), NOT_SUPPORTED, NONE);
+    q.scope = stats_scope::QP;
+    q.id = 77;
+    EXPECT_CMD(d.cmd(cmd_opcode::QUERY_STATS, q), BAD_PARAM, STATS_SCOPE);
+    q.id = 0;
     q.scope = stats_scope::PORT;
     h.frame_in(with_fcs(udp4_frame(PF_MAC, 10)));  // link down: not counted
     h.db(0, db::SQ, 5 << 16);                        // counted

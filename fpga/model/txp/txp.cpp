@@ -20,6 +20,14 @@ constexpr size_t MAX_FRAME = limits::MAX_MTU + 14 + 4;  // largest frame without
 bool TxPipeline::run(uint32_t budget) {
     uint32_t sqn;
     while (budget && q_.next_sq(sqn)) {
+        if (hw_.sq[sqn].kind == ctx::WQ_QP) {
+            // RDMA WQEs: the transport interprets them on the same ring.
+            if (roce_.sq_run(sqn, budget))
+                q_.requeue_sq(sqn);
+            else
+                q_.release_sq(sqn);
+            continue;
+        }
         // Round-robin: a few WQEs per queue per turn keeps queues fair.
         for (int i = 0; i < 16 && budget; i++, budget--) {
             ctx::wq_ctx &sq = hw_.sq[sqn];

@@ -9,12 +9,14 @@
 #include "card/hw.hpp"
 #include "mac/mac.hpp"
 #include "queue/queue.hpp"
+#include "roce/roce.hpp"
 
 namespace kite::model {
 
 class TxPipeline {
 public:
-    TxPipeline(Hw &hw, QueueEngine &q, Mac &mac) : hw_(hw), q_(q), mac_(mac), buf_(limits_buf) {}
+    TxPipeline(Hw &hw, QueueEngine &q, Mac &mac, Roce &roce)
+        : hw_(hw), q_(q), mac_(mac), roce_(roce), buf_(limits_buf) {}
     // Processes up to budget WQEs over the pending SQs; true if work remains.
     bool run(uint32_t budget);
 
@@ -28,6 +30,7 @@ private:
     Hw &hw_;
     QueueEngine &q_;
     Mac &mac_;
+    Roce &roce_;
     std::vector<uint8_t> buf_;
     uint8_t seg_[spec::limits::MAX_TSO_HDR + spec::limits::MAX_MTU + 64];
     struct emit_ctx {

@@ -12,7 +12,7 @@
 
 namespace kite::ctx {
 
-enum class table : uint8_t { FUNC, EQ, CQ, SQ, RQ, RSS, FILTER, PORT, MR };
+enum class table : uint8_t { FUNC, EQ, CQ, SQ, RQ, RSS, FILTER, PORT, MR, QP, SRQ, AH, GID };
 
 inline constexpr uint32_t MAX_FN = 1 + spec::pci::MAX_VFS;
 inline constexpr uint32_t NUM_EQ = 128;   // object numbers 1..NUM_EQ-1
@@ -25,11 +25,22 @@ inline constexpr uint32_t NUM_UC = 16;    // unicast filter entries per function
 inline constexpr uint32_t NUM_MC = 64;    // multicast filter entries per function and port
 inline constexpr uint32_t NUM_RSS = MAX_FN * spec::pci::MAX_PORTS * spec::limits::MAX_RSS_CTX;
 inline constexpr uint32_t NUM_FILTER = MAX_FN * spec::pci::MAX_PORTS;
+// An RDMA QP n owns SQ n and RQ n (the doorbell names both by n), so QP
+// numbers share the SQ/RQ number space; an SRQ owns an RQ number.
+inline constexpr uint32_t NUM_QP = NUM_SQ;
+inline constexpr uint32_t NUM_SRQ = NUM_RQ;
+inline constexpr uint32_t NUM_AH = 512;
+inline constexpr uint32_t NUM_GID = MAX_FN * spec::pci::MAX_PORTS * spec::limits::GID_TABLE_SIZE;
+inline constexpr uint32_t GSI_WIRE_QPN = 1;  // QP1 on the wire, whatever its card number
+inline constexpr uint32_t FIRST_QPN = 2;     // QP numbers 0 and 1 are never handed out
 
 inline constexpr uint32_t rss_index(uint32_t fn, uint32_t port, uint32_t c) {
     return (fn * spec::pci::MAX_PORTS + port) * spec::limits::MAX_RSS_CTX + c;
 }
 inline constexpr uint32_t filter_index(uint32_t fn, uint32_t port) { return fn * spec::pci::MAX_PORTS + port; }
+inline constexpr uint32_t gid_index(uint32_t fn, uint32_t port, uint32_t i) {
+    return (fn * spec::pci::MAX_PORTS + port) * spec::limits::GID_TABLE_SIZE + i;
+}
 
 struct func_ctx {
     uint8_t enabled;
@@ -62,13 +73,15 @@ struct cq_ctx {
     uint8_t rsvd[7];
 };
 
+enum : uint8_t { WQ_ETH = 0, WQ_QP = 1, WQ_SRQ = 2 };  // wq_ctx.kind
+
 struct wq_ctx {
-    uint8_t valid, state, log_size, log_stride, port, flags, is_rq, rsvd;
+    uint8_t valid, state, log_size, log_stride, port, flags, is_rq, kind;
     uint16_t fn, rsvd1;
-    uint32_t cqn, db_page;
+    uint32_t cqn, db_page;        // SRQ: cqn 0 (completions go to each QP's recv CQ)
     uint64_t base;
     uint16_t pi, ci;              // free-running 16-bit producer / consumer
-    uint32_t rsvd2;
+    uint32_t ring_lkey;           // QP/SRQ rings: base is a VA in this MR (LKEY_PHYS: bus address)
     spec::queue_stats stats;
 };
 
@@ -91,6 +104,7 @@ struct filter_ctx {
 struct port_ctx {
     uint8_t admin_up, pause, fec, rsvd;
     uint16_t mtu, rsvd1;
+    spec::rdma_stats rdma;        // RoCE counters of the port (datapath owned)
 };
 
 struct mr_ctx {
@@ -98,6 +112,45 @@ struct mr_ctx {
     uint16_t fn, rsvd1;
     uint32_t key, pdn, access, mtt_count;
     uint64_t iova, length, mtt_addr;
+};
+
+// RDMA QP. The firmware writes the configuration (CREATE/MODIFY_QP); the
+// datapath may move state to ERR/SQE and owns sq_draining and stats.
+struct qp_ctx {
+    uint8_t valid, type, state, port;
+    uint16_t fn, flags;           // create_qp_in.flags
+    uint32_t pdn, send_cqn, recv_cqn, srqn;  // srqn NO_OBJECT: the QP's own RQ
+    uint16_t max_inline;
+    uint8_t path_mtu, timeout;    // IB encodings
+    uint8_t retry_cnt, rnr_retry, min_rnr_timer, max_rd_atomic;
+    uint8_t max_dest_rd_atomic, access, sgid_index, av_flags;
+    uint8_t hop_limit, tclass, sq_draining, sqd_notify;
+    uint32_t qkey, rq_psn, sq_psn, dest_qpn, flow_label;
+    uint8_t dmac[6];
+    uint16_t vlan_tci;
+    uint8_t dgid[16];
+    spec::rdma_stats stats;
+};
+
+struct srq_ctx {
+    uint8_t valid, rsvd;
+    uint16_t fn;
+    uint32_t pdn, limit;          // limit: SRQ_LIMIT armed while non-zero
+    uint32_t rsvd1;
+};
+
+struct ah_ctx {
+    uint8_t valid, rsvd;
+    uint16_t fn;
+    uint32_t pdn;
+    spec::wqe_ud av;
+};
+
+struct gid_ctx {
+    uint8_t valid, type, rsvd[2];
+    uint16_t vlan_tci;            // 0xffff: untagged
+    uint8_t mac[6];
+    uint8_t gid[16];
 };
 
 }  // namespace kite::ctx
