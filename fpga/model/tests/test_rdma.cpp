@@ -47,6 +47,7 @@ struct Node {
     uint32_t pd = 0;
     uint8_t mac[6];
     uint8_t gid[16] = {};
+    uint8_t gid6[16] = {0xfd, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     uint64_t next_va = 0x7f0000000000;
 
     Node(uint8_t mac_last, uint8_t ip_last) : h(1, nullptr, mac_last) {
@@ -55,6 +56,7 @@ struct Node {
         gid[10] = gid[11] = 0xff;
         gid[12] = 10;
         gid[15] = ip_last;
+        gid6[15] = ip_last;
     }
 
     void up() {
@@ -65,6 +67,7 @@ struct Node {
         ASSERT_EQ(r.status, cmd_status::OK);
         pd = r.id();
         ASSERT_EQ(add_gid(0, gid, gid_type::ROCE_V2_IPV4).status, cmd_status::OK);
+        ASSERT_EQ(add_gid(1, gid6, gid_type::ROCE_V2_IPV6).status, cmd_status::OK);
         ASSERT_EQ(d.set_port(true, 9000).status, cmd_status::OK);
     }
     Res add_gid(uint8_t idx, const uint8_t g[16], uint8_t type) {
@@ -149,7 +152,7 @@ struct Node {
         return modify(a);
     }
     Res to_rtr(Qp &q, const Node &peer, uint32_t dest_qpn, uint32_t rq_psn = 100, uint8_t mtu = 3,
-               uint8_t min_rnr = 1) {
+               uint8_t min_rnr = 1, uint8_t sgid = 0) {
         qp_attr a{};
         a.qpn = q.qpn;
         a.state = qp_state::RTR;
@@ -157,11 +160,12 @@ struct Node {
         if (q.type == qp_type::RC) {
             a.mask |= M_AV | M_MTU | M_DEST_QPN | M_RQ_PSN | M_MAX_DEST_RD | M_MIN_RNR;
             std::memcpy(a.dmac, peer.mac, 6);
-            std::memcpy(a.dgid, peer.gid, 16);
+            std::memcpy(a.dgid, sgid ? peer.gid6 : peer.gid, 16);
             a.hop_limit = 64;
             a.tclass = 0x68;  // DSCP 26, ECT(0)
-            a.sgid_index = 0;
-            a.av_flags = wqe_ud::FLAGS_IPV4;
+            a.sgid_index = sgid;
+            a.flow_label = 0x12345;
+            a.av_flags = sgid ? 0 : wqe_ud::FLAGS_IPV4;
             a.path_mtu = mtu;
             a.dest_qpn = dest_qpn;
             a.rq_psn = rq_psn;
@@ -306,13 +310,13 @@ struct Rdma : ::testing::Test {
         }
     }
     void connect(uint8_t mtu = 3, uint8_t timeout = 14, uint8_t retry = 7, uint8_t rnr_retry = 7,
-                 uint8_t access = A_LW | A_RW | A_RR | A_RA) {
+                 uint8_t access = A_LW | A_RW | A_RR | A_RA, uint8_t sgid = 0) {
         ASSERT_EQ(a.create_qp(qa, qp_type::RC).status, cmd_status::OK);
         ASSERT_EQ(b.create_qp(qb, qp_type::RC).status, cmd_status::OK);
         ASSERT_EQ(a.to_init(qa, access).status, cmd_status::OK);
         ASSERT_EQ(b.to_init(qb, access).status, cmd_status::OK);
-        ASSERT_EQ(a.to_rtr(qa, b, qb.qpn, 500, mtu).status, cmd_status::OK);
-        ASSERT_EQ(b.to_rtr(qb, a, qa.qpn, 700, mtu).status, cmd_status::OK);
+        ASSERT_EQ(a.to_rtr(qa, b, qb.qpn, 500, mtu, 1, sgid).status, cmd_status::OK);
+        ASSERT_EQ(b.to_rtr(qb, a, qa.qpn, 700, mtu, 1, sgid).status, cmd_status::OK);
         ASSERT_EQ(a.to_rts(qa, 700, timeout, retry, rnr_retry).status, cmd_status::OK);
         ASSERT_EQ(b.to_rts(qb, 500, timeout, retry, rnr_retry).status, cmd_status::OK);
     }
@@ -396,6 +400,598 @@ TEST_F(Rdma, RcSendRecvDataCompare) {
     rdma_stats p = b.stats(stats_scope::RDMA_PORT, 0);
     EXPECT_GE(p.rx_packets, 5u);
     EXPECT_EQ(p.icrc_errors, 0u);
+}
+
+
+TEST_F(Rdma, RcSendOverIpv6WithImmAndSolicited) {
+    connect(3, 14, 7, 7, A_LW | A_RW | A_RR | A_RA, 1);
+    Mr sa = a.reg(4096, A_LW), rb = b.reg(4096, A_LW);
+    fill(a.ptr(sa), 2000, 9);
+    std::vector<uint8_t> seen;
+    tap = [&](std::vector<uint8_t> &f) {
+        if (seen.empty())
+            seen = f;
+    };
+    b.post_recv(qb, {sge(rb, 0, 4096)});
+    a.post_send(qa, wqe_opcode::SEND_IMM, {sge(sa, 0, 2000)}, 0, 0, wqe_ctrl::FLAGS_SIGNALED | wqe_ctrl::FLAGS_SOLICITED,
+                0xddccbbaa);
+    ASSERT_EQ(wait(a, 1).at(0).status, cqe_status::SUCCESS);
+    auto c = wait(b, 1).at(0);
+    EXPECT_EQ(c.opcode, cqe_opcode::RESP_SEND_IMM);
+    EXPECT_EQ(c.flags & cqe::FLAGS_IMM, cqe::FLAGS_IMM);
+    EXPECT_EQ(c.imm_hash, 0xddccbbaau);
+    EXPECT_EQ(c.byte_cnt, 2000u);
+    EXPECT_EQ(std::memcmp(b.ptr(rb), a.ptr(sa), 2000), 0);
+    ASSERT_GT(seen.size(), 14u + 40);
+    EXPECT_EQ(kite::get_be16(&seen[12]), 0x86dd);
+    EXPECT_EQ(seen[14] >> 4, 6);
+    EXPECT_EQ(((kite::get_be32(&seen[14]) >> 20) & 0xff), 0x68u);  // traffic class from the AV
+    EXPECT_EQ(kite::get_be32(&seen[14]) & 0xfffff, 0x12345u);
+    auto p = kite::parse_frame(seen.data(), seen.size() - 4);
+    EXPECT_TRUE(p.roce);
+    EXPECT_EQ(kite::l4_csum_check(seen.data(), p), 1);  // UDP checksum over IPv6 is valid
+}
+
+TEST_F(Rdma, RcWriteAndWriteImm) {
+    connect();
+    Mr sa = a.reg(16384, A_LW), rb = b.reg(16384, A_LW | A_RW), rr = b.reg(64, A_LW);
+    fill(a.ptr(sa), 16384, 5);
+    a.post_send(qa, wqe_opcode::WRITE, {sge(sa, 0, 10000)}, rb.va + 100, rb.key);
+    auto c = wait(a, 1);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].status, cqe_status::SUCCESS);
+    EXPECT_EQ(c[0].hash_type, wqe_opcode::WRITE);
+    EXPECT_EQ(std::memcmp(b.ptr(rb, 100), a.ptr(sa), 10000), 0);
+    EXPECT_EQ(b.ptr(rb)[99], 0);
+    EXPECT_FALSE(b.poll());  // a plain WRITE consumes no receive WQE
+    uint16_t ri = b.post_recv(qb, {sge(rr, 0, 64)});
+    a.post_send(qa, wqe_opcode::WRITE_IMM, {sge(sa, 10000, 3000)}, rb.va + 12000, rb.key, wqe_ctrl::FLAGS_SIGNALED,
+                0x04030201);
+    ASSERT_EQ(wait(a, 1).at(0).status, cqe_status::SUCCESS);
+    auto r = wait(b, 1).at(0);
+    EXPECT_EQ(r.opcode, cqe_opcode::RESP_WRITE_IMM);
+    EXPECT_EQ(r.imm_hash, 0x04030201u);
+    EXPECT_EQ(r.byte_cnt, 3000u);
+    EXPECT_EQ(r.wqe_index, ri);
+    EXPECT_EQ(std::memcmp(b.ptr(rb, 12000), a.ptr(sa, 10000), 3000), 0);
+}
+
+TEST_F(Rdma, RcRead1MiBMultiPacket) {
+    connect(5);  // path MTU 4096: 256 response packets
+    const uint32_t n = 1 << 20;
+    Mr la = a.reg(n, A_LW), rb = b.reg(n, A_LW | A_RR);
+    fill(b.ptr(rb), n, 11);
+    a.post_send(qa, wqe_opcode::READ, {sge(la, 0, n / 2), sge(la, n / 2, n / 2)}, rb.va, rb.key);
+    auto c = wait(a, 1);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].status, cqe_status::SUCCESS);
+    EXPECT_EQ(c[0].hash_type, wqe_opcode::READ);
+    EXPECT_EQ(c[0].byte_cnt, n);
+    EXPECT_EQ(std::memcmp(a.ptr(la), b.ptr(rb), n), 0);
+    EXPECT_EQ(b.stats(stats_scope::QP, qb.qpn).tx_packets, 256u);
+}
+
+TEST_F(Rdma, RcAtomics) {
+    connect();
+    Mr la = a.reg(64, A_LW), rb = b.reg(64, A_LW | A_RA);
+    b.h.wr<uint64_t>(rb.bus + 8, 100);
+    a.post_send(qa, wqe_opcode::ATOMIC_FA, {sge(la, 0, 8)}, rb.va + 8, rb.key, wqe_ctrl::FLAGS_SIGNALED, 0, 5);
+    auto c = wait(a, 1).at(0);
+    EXPECT_EQ(c.status, cqe_status::SUCCESS);
+    EXPECT_EQ(c.hash_type, wqe_opcode::ATOMIC_FA);
+    EXPECT_EQ(c.byte_cnt, 8u);
+    EXPECT_EQ(a.h.rd<uint64_t>(la.bus), 100u);
+    EXPECT_EQ(b.h.rd<uint64_t>(rb.bus + 8), 105u);
+    a.post_send(qa, wqe_opcode::ATOMIC_CS, {sge(la, 8, 8)}, rb.va + 8, rb.key, wqe_ctrl::FLAGS_SIGNALED, 0, 7, 105);
+    a.post_send(qa, wqe_opcode::ATOMIC_CS, {sge(la, 16, 8)}, rb.va + 8, rb.key, wqe_ctrl::FLAGS_SIGNALED, 0, 9, 105);
+    auto cs = wait(a, 2);
+    ASSERT_EQ(cs.size(), 2u);
+    EXPECT_EQ(cs[0].status, cqe_status::SUCCESS);
+    EXPECT_EQ(cs[1].status, cqe_status::SUCCESS);
+    EXPECT_EQ(a.h.rd<uint64_t>(la.bus + 8), 105u);
+    EXPECT_EQ(a.h.rd<uint64_t>(la.bus + 16), 7u);  // compare failed: original returned, memory kept
+    EXPECT_EQ(b.h.rd<uint64_t>(rb.bus + 8), 7u);
+    // Misaligned: invalid request on the requester, QP to ERR.
+    a.post_send(qa, wqe_opcode::ATOMIC_FA, {sge(la, 0, 8)}, rb.va + 4, rb.key, wqe_ctrl::FLAGS_SIGNALED, 0, 1);
+    EXPECT_EQ(wait(a, 1).at(0).status, cqe_status::REM_INV_REQ_ERR);
+}
+
+TEST_F(Rdma, WrongRkeyIsRemoteAccessErrorAndTouchesNothing) {
+    connect();
+    Mr sa = a.reg(4096, A_LW), rb = b.reg(4096, A_LW | A_RW | A_RR);
+    fill(a.ptr(sa), 4096, 1);
+    a.post_send(qa, wqe_opcode::WRITE, {sge(sa, 0, 4096)}, rb.va, rb.key ^ 0x01);  // wrong variant
+    a.post_send(qa, wqe_opcode::SEND, {sge(sa, 0, 16)});
+    auto c = wait(a, 2);
+    ASSERT_EQ(c.size(), 2u);
+    EXPECT_EQ(c[0].opcode, cqe_opcode::ERROR);
+    EXPECT_EQ(c[0].status, cqe_status::REM_ACCESS_ERR);
+    EXPECT_EQ(c[0].side & cqe::SIDE_RQ, 0);
+    EXPECT_EQ(c[1].status, cqe_status::WR_FLUSH_ERR);
+    for (int i = 0; i < 4096; i++)
+        ASSERT_EQ(b.ptr(rb)[i], 0) << i;
+    EXPECT_EQ(a.query(qa).state, qp_state::ERR);
+    EXPECT_EQ(b.query(qb).state, qp_state::ERR);
+    bool ev = false;
+    while (auto e = b.d.poll_eq(b.d.eq))
+        ev |= e->ev_type == eqe_type::QP_EVENT && e->subtype == qp_event::ACCESS_ERR && e->obj == qb.qpn;
+    EXPECT_TRUE(ev);
+    EXPECT_EQ(a.stats(stats_scope::QP, qa.qpn).remote_access_errors, 1u);
+    EXPECT_EQ(b.stats(stats_scope::RDMA_PORT, 0).remote_access_errors, 1u);
+}
+
+TEST_F(Rdma, OutOfBoundsWriteIsRemoteAccessError) {
+    connect();
+    Mr sa = a.reg(8192, A_LW), rb = b.reg(4096, A_LW | A_RW);
+    fill(a.ptr(sa), 8192, 2);
+    a.post_send(qa, wqe_opcode::WRITE, {sge(sa, 0, 2048)}, rb.va + 3000, rb.key);
+    EXPECT_EQ(wait(a, 1).at(0).status, cqe_status::REM_ACCESS_ERR);
+    for (int i = 0; i < 4096; i++)
+        ASSERT_EQ(b.ptr(rb)[i], 0) << i;
+}
+
+TEST_F(Rdma, ReadWithoutRemoteReadIsRemoteAccessError) {
+    connect();
+    Mr la = a.reg(4096, A_LW), rb = b.reg(4096, A_LW | A_RW);  // no REMOTE_READ
+    a.post_send(qa, wqe_opcode::READ, {sge(la, 0, 128)}, rb.va, rb.key);
+    EXPECT_EQ(wait(a, 1).at(0).status, cqe_status::REM_ACCESS_ERR);
+}
+
+TEST_F(Rdma, QpAccessFlagsAreChecked) {
+    connect(3, 14, 7, 7, A_LW);  // QPs grant no remote access
+    Mr sa = a.reg(4096, A_LW), rb = b.reg(4096, A_LW | A_RW);
+    a.post_send(qa, wqe_opcode::WRITE, {sge(sa, 0, 64)}, rb.va, rb.key);
+    EXPECT_EQ(wait(a, 1).at(0).status, cqe_status::REM_ACCESS_ERR);
+    for (int i = 0; i < 64; i++)
+        ASSERT_EQ(b.ptr(rb)[i], 0);
+}
+
+TEST_F(Rdma, LocalKeyErrorsAreLocalProtection) {
+    connect();
+    Mr sa = a.reg(4096, A_LW);
+    a.post_send(qa, wqe_opcode::SEND, {sge(sa, 4000, 200)});  // beyond the MR
+    auto c = wait(a, 1).at(0);
+    EXPECT_EQ(c.status, cqe_status::LOC_PROT_ERR);
+    EXPECT_EQ(a.query(qa).state, qp_state::ERR);
+}
+
+TEST_F(Rdma, RnrRetryExhausted) {
+    connect(3, 14, 7, 2);
+    Mr sa = a.reg(4096, A_LW);
+    a.post_send(qa, wqe_opcode::SEND, {sge(sa, 0, 100)});
+    auto c = wait(a, 1);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].status, cqe_status::RNR_RETRY_EXC_ERR);
+    EXPECT_EQ(b.stats(stats_scope::QP, qb.qpn).rnr_naks, 3u);  // first try + 2 retries
+    EXPECT_EQ(a.stats(stats_scope::QP, qa.qpn).rnr_retries, 3u);
+}
+
+TEST_F(Rdma, RnrThenReceivePostedCompletes) {
+    connect();
+    Mr sa = a.reg(4096, A_LW), rb = b.reg(4096, A_LW);
+    fill(a.ptr(sa), 100, 4);
+    a.post_send(qa, wqe_opcode::SEND, {sge(sa, 0, 100)});
+    wire();
+    EXPECT_FALSE(a.poll());
+    b.post_recv(qb, {sge(rb, 0, 4096)});
+    EXPECT_EQ(wait(a, 1).at(0).status, cqe_status::SUCCESS);
+    EXPECT_EQ(std::memcmp(b.ptr(rb), a.ptr(sa), 100), 0);
+}
+
+TEST_F(Rdma, ErrorStateFlushesWithFlushErr) {
+    connect();
+    Mr m = a.reg(4096, A_LW);
+    uint16_t r0 = a.post_recv(qa, {sge(m, 0, 64)});
+    uint16_t r1 = a.post_recv(qa, {sge(m, 64, 64)});
+    ASSERT_EQ(a.set_state(qa, qp_state::ERR).status, cmd_status::OK);
+    auto c = wait(a, 2);
+    ASSERT_EQ(c.size(), 2u);
+    EXPECT_EQ(c[0].status, cqe_status::WR_FLUSH_ERR);
+    EXPECT_EQ(c[0].wqe_index, r0);
+    EXPECT_EQ(c[1].wqe_index, r1);
+    EXPECT_EQ(c[0].side & cqe::SIDE_RQ, cqe::SIDE_RQ);
+    uint16_t s0 = a.post_send(qa, wqe_opcode::SEND, {sge(m, 0, 8)});
+    auto s = wait(a, 1);
+    ASSERT_EQ(s.size(), 1u);
+    EXPECT_EQ(s[0].status, cqe_status::WR_FLUSH_ERR);
+    EXPECT_EQ(s[0].wqe_index, s0);
+    EXPECT_EQ(s[0].side & cqe::SIDE_RQ, 0);
+    // RESET restarts the rings at 0; the QP can be brought up again.
+    ASSERT_EQ(a.set_state(qa, qp_state::RESET).status, cmd_status::OK);
+    EXPECT_EQ(a.query(qa).state, qp_state::RESET);
+}
+
+TEST_F(Rdma, UdSendWithGrhAndAh) {
+    Qp ua, ub;
+    ASSERT_EQ(a.create_qp(ua, qp_type::UD).status, cmd_status::OK);
+    ASSERT_EQ(b.create_qp(ub, qp_type::UD).status, cmd_status::OK);
+    for (auto [n, q] : {std::pair{&a, &ua}, std::pair{&b, &ub}}) {
+        ASSERT_EQ(n->to_init(*q).status, cmd_status::OK);
+        ASSERT_EQ(n->to_rtr(*q, *n, 0).status, cmd_status::OK);
+        ASSERT_EQ(n->to_rts(*q).status, cmd_status::OK);
+    }
+    Mr sa = a.reg(4096, A_LW), rb = b.reg(8192, A_LW);
+    fill(a.ptr(sa), 300, 8);
+    b.post_recv(ub, {sge(rb, 0, 4096)});
+    b.post_recv(ub, {sge(rb, 4096, 4096)});
+    wqe_ud av{};
+    av.remote_qpn = ub.qpn;
+    av.qkey = 0x1234;
+    std::memcpy(av.dmac, b.mac, 6);
+    std::memcpy(av.dgid, b.gid, 16);
+    av.hop_limit = 5;
+    av.sgid_index = 0;
+    av.flags = wqe_ud::FLAGS_IPV4;
+    a.post_send(ua, wqe_opcode::SEND, {sge(sa, 0, 300)}, 0, 0, wqe_ctrl::FLAGS_SIGNALED, 0, 0, 0, &av);
+    EXPECT_EQ(wait(a, 1).at(0).status, cqe_status::SUCCESS);
+    auto c = wait(b, 1).at(0);
+    EXPECT_EQ(c.status, cqe_status::SUCCESS);
+    EXPECT_EQ(c.opcode, cqe_opcode::RESP_SEND);
+    EXPECT_EQ(c.byte_cnt, 340u);
+    EXPECT_EQ(c.src_qp, ua.qpn);
+    EXPECT_EQ(c.flags & (cqe::FLAGS_GRH | cqe::FLAGS_IPV4), cqe::FLAGS_GRH | cqe::FLAGS_IPV4);
+    const uint8_t *g = b.ptr(rb);
+    for (int i = 0; i < 20; i++)
+        EXPECT_EQ(g[i], 0);
+    EXPECT_EQ(g[20], 0x45);
+    EXPECT_EQ(g[28], 5);                                // TTL = hop limit
+    EXPECT_EQ(std::memcmp(g + 32, a.gid + 12, 4), 0);   // source IP
+    EXPECT_EQ(std::memcmp(g + 36, b.gid + 12, 4), 0);   // destination IP
+    EXPECT_EQ(std::memcmp(g + 40, a.ptr(sa), 300), 0);
+    // Through a card AH over IPv6, with immediate data.
+    create_ah_in ah{};
+    wqe_ud v6{};
+    std::memcpy(v6.dmac, b.mac, 6);
+    std::memcpy(v6.dgid, b.gid6, 16);
+    v6.sgid_index = 1;
+    v6.hop_limit = 9;
+    v6.ah = a.pd;
+    std::memcpy(ah.av, &v6, sizeof(v6));
+    Res r = a.d.cmd(cmd_opcode::CREATE_AH, ah);
+    ASSERT_EQ(r.status, cmd_status::OK);
+    wqe_ud by_ah{};
+    by_ah.remote_qpn = ub.qpn;
+    by_ah.qkey = 0x80000000;  // use the QP's Q_Key
+    by_ah.ah = r.id();
+    a.post_send(ua, wqe_opcode::SEND_IMM, {sge(sa, 0, 10)}, 0, 0, wqe_ctrl::FLAGS_SIGNALED, 0x11223344, 0, 0, &by_ah);
+    EXPECT_EQ(wait(a, 1).at(0).status, cqe_status::SUCCESS);
+    c = wait(b, 1).at(0);
+    EXPECT_EQ(c.opcode, cqe_opcode::RESP_SEND_IMM);
+    EXPECT_EQ(c.imm_hash, 0x11223344u);
+    EXPECT_EQ(c.flags & cqe::FLAGS_IPV4, 0);
+    EXPECT_EQ(b.ptr(rb, 4096)[0] >> 4, 6);
+    EXPECT_EQ(b.ptr(rb, 4096)[7], 9);
+    EXPECT_EQ(std::memcmp(b.ptr(rb, 4096) + 8, a.gid6, 16), 0);
+    // Wrong Q_Key: dropped silently.
+    by_ah.qkey = 0x999;
+    b.post_recv(ub, {sge(rb, 0, 4096)});
+    a.post_send(ua, wqe_opcode::SEND, {sge(sa, 0, 10)}, 0, 0, wqe_ctrl::FLAGS_SIGNALED, 0, 0, 0, &by_ah);
+    EXPECT_EQ(wait(a, 1).at(0).status, cqe_status::SUCCESS);
+    EXPECT_TRUE(wait(b, 1, 2'000'000).empty());
+}
+
+TEST_F(Rdma, GsiIsQp1OnTheWire) {
+    Qp ga, gb;
+    ASSERT_EQ(a.create_qp(ga, qp_type::GSI).status, cmd_status::OK);
+    ASSERT_EQ(b.create_qp(gb, qp_type::GSI).status, cmd_status::OK);
+    Qp dup;
+    EXPECT_CMD(a.create_qp(dup, qp_type::GSI), BUSY, QP_GSI_EXISTS);
+    for (auto [n, q] : {std::pair{&a, &ga}, std::pair{&b, &gb}}) {
+        ASSERT_EQ(n->to_init(*q).status, cmd_status::OK);
+        ASSERT_EQ(n->to_rtr(*q, *n, 0).status, cmd_status::OK);
+        ASSERT_EQ(n->to_rts(*q).status, cmd_status::OK);
+    }
+    Mr sa = a.reg(4096, A_LW), rb = b.reg(4096, A_LW);
+    b.post_recv(gb, {sge(rb, 0, 4096)});
+    wqe_ud av{};
+    av.remote_qpn = 1;
+    av.qkey = 0x80010000;
+    std::memcpy(av.dmac, b.mac, 6);
+    std::memcpy(av.dgid, b.gid, 16);
+    av.flags = wqe_ud::FLAGS_IPV4;
+    a.post_send(ga, wqe_opcode::SEND, {sge(sa, 0, 256)}, 0, 0, wqe_ctrl::FLAGS_SIGNALED, 0, 0, 0, &av);
+    EXPECT_EQ(wait(a, 1).at(0).status, cqe_status::SUCCESS);
+    auto c = wait(b, 1).at(0);
+    EXPECT_EQ(c.status, cqe_status::SUCCESS);
+    EXPECT_EQ(c.qpn, gb.qpn);
+    EXPECT_EQ(c.src_qp, 1u);
+    EXPECT_EQ(c.byte_cnt, 296u);
+}
+
+TEST_F(Rdma, SharedReceiveQueue) {
+    Queue srq;
+    srq.log_size = 4;
+    srq.stride = 64;
+    srq.base = b.h.alloc(64 << 4);
+    create_srq_in in{};
+    in.base = srq.base;
+    in.pdn = b.pd;
+    in.log_size = 4;
+    in.log_stride = 6;
+    in.limit = 2;
+    Res r = b.d.cmd(cmd_opcode::CREATE_SRQ, in);
+    ASSERT_EQ(r.status, cmd_status::OK);
+    srq.id = r.id();
+    ASSERT_EQ(a.create_qp(qa, qp_type::RC).status, cmd_status::OK);
+    ASSERT_EQ(b.create_qp(qb, qp_type::RC, srq.id).status, cmd_status::OK);
+    ASSERT_EQ(a.to_init(qa).status, cmd_status::OK);
+    ASSERT_EQ(b.to_init(qb).status, cmd_status::OK);
+    ASSERT_EQ(a.to_rtr(qa, b, qb.qpn, 500).status, cmd_status::OK);
+    ASSERT_EQ(b.to_rtr(qb, a, qa.qpn, 700).status, cmd_status::OK);
+    ASSERT_EQ(a.to_rts(qa, 700).status, cmd_status::OK);
+    ASSERT_EQ(b.to_rts(qb, 500).status, cmd_status::OK);
+    drain_events(b);
+    Mr sa = a.reg(4096, A_LW), rb = b.reg(4096, A_LW);
+    fill(a.ptr(sa), 4096, 6);
+    for (int i = 0; i < 4; i++)
+        b.post_rq(srq, srq.id, {sge(rb, 1024 * i, 1024)});
+    for (int i = 0; i < 3; i++)
+        a.post_send(qa, wqe_opcode::SEND, {sge(sa, 100 * i, 100)});
+    ASSERT_EQ(wait(a, 3).size(), 3u);
+    auto c = wait(b, 3);
+    ASSERT_EQ(c.size(), 3u);
+    for (int i = 0; i < 3; i++) {
+        EXPECT_EQ(c[i].qpn, qb.qpn);
+        EXPECT_EQ(c[i].wqe_index, i);
+        EXPECT_EQ(std::memcmp(b.ptr(rb, 1024 * i), a.ptr(sa, 100 * i), 100), 0);
+    }
+    bool limit = false;
+    while (auto e = b.d.poll_eq(b.d.eq))
+        limit |= e->ev_type == eqe_type::SRQ_LIMIT && e->obj == srq.id;
+    EXPECT_TRUE(limit);
+    obj_in del{srq.id, 0};
+    EXPECT_CMD(b.d.cmd(cmd_opcode::DESTROY_SRQ, del), BUSY, SRQ_IN_USE);
+}
+
+TEST_F(Rdma, LossyWireStillDelivers) {
+    connect(3, 10);  // 4 ms ACK timeout
+    const uint32_t n = 256 << 10;
+    Mr sa = a.reg(n, A_LW | A_RW | A_RR), rb = b.reg(n, A_LW | A_RW | A_RR), la = a.reg(n, A_LW), rs = b.reg(n, A_LW);
+    fill(a.ptr(sa), n, 21);
+    fill(b.ptr(rb), n, 22);
+    drop_every = 100;  // 1 % of the frames, deterministically
+    for (int i = 0; i < 4; i++)
+        b.post_recv(qb, {sge(rs, i * (n / 4), n / 4)});
+    a.post_send(qa, wqe_opcode::READ, {sge(la, 0, n)}, rb.va, rb.key);
+    for (int i = 0; i < 4; i++)
+        a.post_send(qa, wqe_opcode::SEND, {sge(sa, i * (n / 4), n / 4)});
+    auto c = wait(a, 5, 60'000'000'000ull);
+    ASSERT_EQ(c.size(), 5u);
+    for (auto &x : c)
+        EXPECT_EQ(x.status, cqe_status::SUCCESS);
+    EXPECT_EQ(std::memcmp(a.ptr(la), b.ptr(rb), n), 0);
+    EXPECT_EQ(wait(b, 4).size(), 4u);
+    EXPECT_EQ(std::memcmp(b.ptr(rs), a.ptr(sa), n), 0);
+    EXPECT_GT(dropped, 5u);
+    rdma_stats s = a.stats(stats_scope::QP, qa.qpn);
+    EXPECT_GT(s.retransmits, 0u);
+    rdma_stats sb = b.stats(stats_scope::QP, qb.qpn);
+    EXPECT_GT(s.timeouts + sb.seq_errors + s.out_of_sequence, 0u);
+}
+
+// The ICRC of a frame the card sent, computed here from the RoCEv2 rules
+// with a bitwise CRC (not the model's table).
+uint32_t ref_crc(const std::vector<uint8_t> &d) {
+    uint32_t c = 0xffffffff;
+    for (uint8_t b : d) {
+        c ^= b;
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+    }
+    return ~c;
+}
+
+TEST_F(Rdma, IcrcMatchesTheRoceV2Rules) {
+    connect();
+    Mr sa = a.reg(4096, A_LW), rb = b.reg(4096, A_LW);
+    fill(a.ptr(sa), 333, 1);
+    std::vector<std::vector<uint8_t>> got;
+    tap = [&](std::vector<uint8_t> &f) { got.push_back(f); };
+    b.post_recv(qb, {sge(rb, 0, 4096)});
+    a.post_send(qa, wqe_opcode::SEND, {sge(sa, 0, 333)});
+    ASSERT_EQ(wait(a, 1).size(), 1u);
+    ASSERT_GE(got.size(), 2u);  // the SEND and its ACK
+    for (auto &f : got) {
+        size_t end = f.size() - 4;  // FCS
+        ASSERT_EQ(kite::get_be16(&f[12]), 0x0800);
+        size_t ip = 14, ihl = (f[ip] & 0xf) * 4;
+        size_t udp = ip + ihl;
+        size_t ulen = kite::get_be16(&f[udp + 4]);
+        size_t icrc_at = udp + ulen - 4;
+        ASSERT_LE(icrc_at + 4, end);
+        EXPECT_EQ(kite::get_be16(&f[udp + 2]), 4791);
+        EXPECT_EQ(f[ip + 1], 0x68);  // TOS = tclass
+        EXPECT_EQ(kite::csum_fold(kite::csum_partial(&f[ip], ihl)), 0xffff);
+        std::vector<uint8_t> m(8, 0xff);
+        m.insert(m.end(), f.begin() + long(ip), f.begin() + long(icrc_at));
+        uint8_t *h = &m[8];
+        h[1] = 0xff;                 // TOS
+        h[8] = 0xff;                 // TTL
+        h[10] = h[11] = 0xff;        // header checksum
+        h[ihl + 6] = h[ihl + 7] = 0xff;  // UDP checksum
+        h[ihl + 8 + 4] = 0xff;       // BTH resv8a (FECN/BECN)
+        uint32_t want = ref_crc(m);
+        uint32_t have = f[icrc_at] | f[icrc_at + 1] << 8 | f[icrc_at + 2] << 16 | uint32_t(f[icrc_at + 3]) << 24;
+        EXPECT_EQ(have, want);
+    }
+}
+
+TEST_F(Rdma, BadIcrcIsDroppedAndCounted) {
+    connect(3, 8);
+    Mr sa = a.reg(4096, A_LW), rb = b.reg(4096, A_LW);
+    fill(a.ptr(sa), 500, 2);
+    bool corrupted = false;
+    tap = [&](std::vector<uint8_t> &f) {
+        if (corrupted || f.size() < 100 || f[14 + 20 + 8] != 0x04)
+            return;  // the first SEND_ONLY only
+        corrupted = true;
+        f[80] ^= 0x10;  // payload bit flip; FCS recomputed so only the ICRC catches it
+        f.resize(f.size() - 4);
+        uint32_t c = kite::crc32(f.data(), f.size());
+        for (int i = 0; i < 4; i++)
+            f.push_back(uint8_t(c >> (8 * i)));
+    };
+    b.post_recv(qb, {sge(rb, 0, 4096)});
+    a.post_send(qa, wqe_opcode::SEND, {sge(sa, 0, 500)});
+    auto c = wait(a, 1);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].status, cqe_status::SUCCESS);  // resent after the timeout
+    EXPECT_TRUE(corrupted);
+    EXPECT_EQ(b.stats(stats_scope::RDMA_PORT, 0).icrc_errors, 1u);
+    EXPECT_EQ(std::memcmp(b.ptr(rb), a.ptr(sa), 500), 0);
+    EXPECT_GE(a.stats(stats_scope::QP, qa.qpn).timeouts, 1u);
+}
+
+TEST_F(Rdma, RetryExceededWhenThePeerIsGone) {
+    connect(3, 8, 2);
+    Mr sa = a.reg(4096, A_LW);
+    ASSERT_EQ(b.set_state(qb, qp_state::RESET).status, cmd_status::OK);  // drops everything
+    a.post_send(qa, wqe_opcode::SEND, {sge(sa, 0, 10)});
+    auto c = wait(a, 1);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].status, cqe_status::RETRY_EXC_ERR);
+    EXPECT_EQ(a.stats(stats_scope::QP, qa.qpn).timeouts, 3u);
+}
+
+TEST_F(Rdma, UserQpRingsThroughTheRingMr) {
+    // One user buffer: SQ at 0, RQ at a 4 KiB-aligned offset, registered as an MR.
+    Mr ring = b.reg(64 * 1024, A_LW);
+    (void)ring;
+    Mr buf = a.reg(2 * 65536, 0);
+    uint64_t va = (buf.va + 0xfff) & ~uint64_t(0xfff);
+    create_qp_in in{};
+    in.sq_base = va;
+    in.rq_base = va + 32768;
+    in.pdn = a.pd;
+    in.send_cqn = in.recv_cqn = a.cq.id;
+    in.srqn = limits::NO_OBJECT;
+    in.sq_log_size = 7;
+    in.sq_log_stride = 8;
+    in.rq_log_size = 6;
+    in.rq_log_stride = 6;
+    in.flags = create_qp_in::FLAGS_USER | create_qp_in::FLAGS_RING_MR;
+    in.ring_lkey = buf.key ^ 1;
+    EXPECT_CMD(a.d.cmd(cmd_opcode::CREATE_QP, in), BAD_PARAM, QP_RING_MR);
+    in.ring_lkey = buf.key;
+    in.rq_base = va + 65536 * 2;  // outside the MR
+    EXPECT_CMD(a.d.cmd(cmd_opcode::CREATE_QP, in), BAD_PARAM, QP_RING_MR);
+    in.rq_base = va + 32768;
+    in.flags = create_qp_in::FLAGS_USER;
+    EXPECT_CMD(a.d.cmd(cmd_opcode::CREATE_QP, in), BAD_PARAM, QP_RING_MR);
+    in.flags = create_qp_in::FLAGS_USER | create_qp_in::FLAGS_RING_MR;
+    Res r = a.d.cmd(cmd_opcode::CREATE_QP, in);
+    ASSERT_EQ(r.status, cmd_status::OK);
+    qa = Qp{};
+    qa.qpn = r.id();
+    qa.type = qp_type::RC;
+    uint64_t off = va - buf.va;
+    qa.sq = Queue{qa.qpn, buf.bus + off, 7, 256, 0, 0};
+    qa.rq = Queue{qa.qpn, buf.bus + off + 32768, 6, 64, 0, 0};
+    ASSERT_EQ(b.create_qp(qb, qp_type::RC).status, cmd_status::OK);
+    ASSERT_EQ(a.to_init(qa).status, cmd_status::OK);
+    ASSERT_EQ(b.to_init(qb).status, cmd_status::OK);
+    ASSERT_EQ(a.to_rtr(qa, b, qb.qpn, 500).status, cmd_status::OK);
+    ASSERT_EQ(b.to_rtr(qb, a, qa.qpn, 700).status, cmd_status::OK);
+    ASSERT_EQ(a.to_rts(qa, 700).status, cmd_status::OK);
+    ASSERT_EQ(b.to_rts(qb, 500).status, cmd_status::OK);
+    Mr sa = a.reg(4096, A_LW), ra = a.reg(4096, A_LW), sb = b.reg(4096, A_LW), rb = b.reg(4096, A_LW);
+    fill(a.ptr(sa), 64, 3);
+    fill(b.ptr(sb), 64, 4);
+    b.post_recv(qb, {sge(rb, 0, 64)});
+    a.post_recv(qa, {sge(ra, 0, 64)});
+    a.post_send(qa, wqe_opcode::SEND, {sge(sa, 0, 64)});
+    b.post_send(qb, wqe_opcode::SEND, {sge(sb, 0, 64)});
+    auto ca = wait(a, 2);
+    ASSERT_EQ(ca.size(), 2u);
+    EXPECT_EQ(ca[0].status, cqe_status::SUCCESS);
+    EXPECT_EQ(ca[1].status, cqe_status::SUCCESS);
+    EXPECT_EQ(std::memcmp(a.ptr(ra), b.ptr(sb), 64), 0);
+    EXPECT_EQ(std::memcmp(b.ptr(rb), a.ptr(sa), 64), 0);
+    // A user QP may not use bus addresses.
+    wqe_sge phys{};
+    phys.addr = sa.bus;
+    phys.len = 8;
+    phys.lkey = limits::LKEY_PHYS;
+    a.post_send(qa, wqe_opcode::SEND, {phys});
+    EXPECT_EQ(wait(a, 1).at(0).status, cqe_status::LOC_PROT_ERR);
+}
+
+TEST_F(Rdma, CommandValidation) {
+    Qp q;
+    ASSERT_EQ(a.create_qp(q, qp_type::RC).status, cmd_status::OK);
+    EXPECT_GE(q.qpn, 2u);
+    EXPECT_CMD(a.create_qp(q, 7), BAD_PARAM, QP_TYPE);
+    ASSERT_EQ(a.create_qp(q, qp_type::RC).status, cmd_status::OK);
+    // RESET -> RTR skips INIT.
+    EXPECT_CMD(a.to_rtr(q, b, 5), BAD_STATE, QP_TRANSITION);
+    // RESET -> INIT needs PKEY|PORT|ACCESS for RC.
+    qp_attr at{};
+    at.qpn = q.qpn;
+    at.state = qp_state::INIT;
+    at.mask = M_STATE | M_PKEY | M_PORT;
+    EXPECT_CMD(a.modify(at), BAD_PARAM, QP_ATTR);
+    at.mask |= M_ACCESS | M_QKEY;  // Q_Key is not an RC attribute
+    EXPECT_CMD(a.modify(at), BAD_PARAM, QP_ATTR);
+    ASSERT_EQ(a.to_init(q).status, cmd_status::OK);
+    qp_attr rtr{};
+    rtr.qpn = q.qpn;
+    rtr.state = qp_state::RTR;
+    rtr.mask = M_STATE | M_AV | M_MTU | M_DEST_QPN | M_RQ_PSN | M_MAX_DEST_RD | M_MIN_RNR;
+    rtr.path_mtu = 6;
+    EXPECT_CMD(a.modify(rtr), BAD_PARAM, QP_MTU);
+    rtr.path_mtu = 3;
+    rtr.sgid_index = 5;  // empty GID entry
+    EXPECT_CMD(a.modify(rtr), BAD_PARAM, QP_GID_INDEX);
+    rtr.sgid_index = 0;
+    rtr.dest_qpn = 0x1000000;
+    EXPECT_CMD(a.modify(rtr), BAD_PARAM, QP_ATTR);
+    rtr.dest_qpn = 9;
+    ASSERT_EQ(a.modify(rtr).status, cmd_status::OK);
+    qp_attr cs{};
+    cs.qpn = q.qpn;
+    cs.mask = M_CUR_STATE;  // RTR -> RTR is not a transition
+    cs.cur_state = qp_state::RTR;
+    EXPECT_CMD(a.modify(cs), BAD_STATE, QP_TRANSITION);
+    qp_attr qa_ = a.query(q);
+    EXPECT_EQ(qa_.state, qp_state::RTR);
+    EXPECT_EQ(qa_.dest_qpn, 9u);
+    EXPECT_EQ(qa_.path_mtu, 3);
+    // References: PD and CQ in use, SRQ unknown.
+    obj_in pd{a.pd, 0};
+    EXPECT_CMD(a.d.cmd(cmd_opcode::DEALLOC_PD, pd), BUSY, PD_IN_USE);
+    obj_in cq{a.cq.id, 0};
+    EXPECT_CMD(a.d.cmd(cmd_opcode::DESTROY_CQ, cq), BUSY, CQ_IN_USE);
+    Qp x;
+    EXPECT_CMD(a.create_qp(x, qp_type::RC, 400), BAD_OBJECT, SRQ_UNKNOWN);
+    // The QP number is not an Ethernet SQ.
+    modify_wq_in mw{};
+    mw.id = q.qpn;
+    mw.mask = modify_wq_in::MASK_STATE;
+    mw.state = wq_state::RDY;
+    EXPECT_CMD(a.d.cmd(cmd_opcode::MODIFY_SQ, mw), BAD_OBJECT, WQ_UNKNOWN);
+    // GIDs.
+    uint8_t g[16] = {0xfe, 0x80};
+    EXPECT_CMD(a.add_gid(2, g, gid_type::ROCE_V2_IPV4), BAD_PARAM, GID_ADDR);
+    EXPECT_CMD(a.add_gid(16, g, gid_type::ROCE_V2_IPV6), BAD_PARAM, GID_INDEX);
+    EXPECT_CMD(a.add_gid(2, g, 3), BAD_PARAM, GID_TYPE);
+    gid_in del{};
+    del.index = 7;
+    EXPECT_CMD(a.d.cmd(cmd_opcode::DEL_GID, del), BAD_OBJECT, GID_INDEX);
+    // Another function cannot touch the PF's QP.
+    a.h.abi->set_num_vfs(a.h.card, 1);
+    Driver vf(a.h, 1);
+    vf.reset_and_init();
+    obj_in oq{q.qpn, 0};
+    EXPECT_CMD(vf.cmd(cmd_opcode::QUERY_QP, oq), WRONG_OWNER, QP_OWNER);
+    EXPECT_CMD(vf.cmd(cmd_opcode::DESTROY_QP, oq), WRONG_OWNER, QP_OWNER);
+    // Destroy in any state releases the references.
+    ASSERT_EQ(a.d.cmd(cmd_opcode::DESTROY_QP, oq).status, cmd_status::OK);
+    obj_in o1{q.qpn - 1, 0};
+    ASSERT_EQ(a.d.cmd(cmd_opcode::DESTROY_QP, o1).status, cmd_status::OK);
+    EXPECT_CMD(a.d.cmd(cmd_opcode::QUERY_QP, oq), BAD_OBJECT, QP_UNKNOWN);
+    caps_out caps = a.d.cmd(cmd_opcode::QUERY_CAPS).as<caps_out>();
+    EXPECT_GT(caps.max_qp, 0);
+    EXPECT_EQ(caps.features & reg::CAPS_RDMA, reg::CAPS_RDMA);
 }
 
 }  // namespace
