@@ -32,5 +32,6 @@ check "16 MiB file B->A arrives intact" xfer $NS_B $NS_A $IP_A
 counters_moved() { [ "$(kstat $NS_A tx_packets)" -gt 1000 ] && [ "$(kstat $NS_B rx_packets)" -gt 1000 ]; }
 check "TX/RX packet counters moved" counters_moved
 check "no warnings in dmesg" dmesg_clean
+rm -f /tmp/blob /tmp/blob.rx /tmp/ipf1.json /tmp/ipf2.json
 cleanup_b2b
 tap_done
