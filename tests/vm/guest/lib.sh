@@ -31,6 +31,7 @@ kite_netdevs() {
 	for d in /sys/class/net/*; do
 		[ "$(basename "$(readlink -f "$d/device/driver" 2>/dev/null)")" = kite ] && basename "$d"
 	done
+	return 0
 }
 
 load_kite() {
