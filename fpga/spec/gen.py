@@ -141,7 +141,7 @@ def gen_c(spec, kernel):
             o.append(f"\t{P}{en.upper()}_{name} = {val:#x}," if val > 9 else f"\t{P}{en.upper()}_{name} = {val},")
         o.append("};")
         o.append("")
-    for en in ("cmd_opcode", "cmd_status", "syndrome"):
+    for en in ("cmd_opcode", "cmd_status", "syndrome", "health_syndrome"):
         e = next(x for x in spec["enums"] if x["name"] == en)
         o.append(f"static inline const char *kite_{en}_str(unsigned int v)")
         o.append("{")

@@ -1522,7 +1522,7 @@ static_assert(offsetof(create_ah_in, av) == 0);
 
 // SET_RSS input. The indirection table is read by DMA: table_size little-endian u16 RQ numbers.
 struct __attribute__((packed)) set_rss_in {
-    uint16_t ctx;  // context; 0 is the default; 0xffff allocates a new one (returned in obj_out)
+    uint16_t ctx;  // context; 0 is the default; 0xffff allocates a new one. obj_out.id returns port << 16 | ctx, the handle DESTROY_RSS takes
     uint8_t hash_fields;  // rss_field bits; 0 disables hashing (everything to table[0])
     uint8_t port;
     uint16_t table_size;  // entries (RSS_TABLE_SIZE)

@@ -823,6 +823,24 @@ static inline const char *kite_syndrome_str(unsigned int v)
 	}
 }
 
+static inline const char *kite_health_syndrome_str(unsigned int v)
+{
+	switch (v) {
+	case KITE_HEALTH_SYNDROME_OK:
+		return "OK";
+	case KITE_HEALTH_SYNDROME_CMDQ_DMA:
+		return "CMDQ_DMA";
+	case KITE_HEALTH_SYNDROME_EQ_OVERFLOW:
+		return "EQ_OVERFLOW";
+	case KITE_HEALTH_SYNDROME_FW_ASSERT:
+		return "FW_ASSERT";
+	case KITE_HEALTH_SYNDROME_INTERNAL:
+		return "INTERNAL";
+	default:
+		return "UNKNOWN";
+	}
+}
+
 /* Command ring entry. The driver fills header and input, then writes CMDQ_PI. The card writes output, out_len, syndrome and status, then sets done, then advances CMDQ_CI and (if an async EQ exists and flags.EVENT) posts CMD_DONE. */
 struct kite_cmd_entry {
 	__le16 opcode;
