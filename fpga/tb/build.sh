@@ -12,7 +12,8 @@ flags=(--cc --exe --build -j 2 --top-module "$top" -Wno-fatal -Wno-lint -Wno-sty
        --x-assign unique --x-initial unique
        -CFLAGS "-std=c++20 -O1 -I$root/fpga/tb/common -I$root/fpga/model/include"
        --Mdir "$out/obj" -o "$out/tb")
-stamp=$( (cat "$tbcpp" "$root"/fpga/tb/common/*.hpp "$@"; echo "${flags[*]}"; verilator --version) | sha256sum | cut -c1-16)
+stamp=$( (cat "$tbcpp" "$root"/fpga/tb/common/*.hpp "$root"/fpga/model/include/kite/*.hpp \
+    "$root"/fpga/model/rxp/parser.cpp "$root"/fpga/model/txp/txoffload.cpp "$@"; echo "${flags[*]}"; verilator --version) | sha256sum | cut -c1-16)
 if [ -x "$out/tb" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
     echo "$out/tb"; exit 0
 fi

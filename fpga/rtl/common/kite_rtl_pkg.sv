@@ -29,6 +29,8 @@ package kite_rtl_pkg;
 
   // L3/L4 classification reported by the parser (RTL-internal encoding).
   typedef enum logic [1:0] {L3_NONE = 2'd0, L3_IPV4 = 2'd1, L3_IPV6 = 2'd2} l3_type_e;
-  typedef enum logic [1:0] {L4_NONE = 2'd0, L4_TCP = 2'd1, L4_UDP = 2'd2} l4_type_e;
+  // L4_OTHER: an IP payload that is neither TCP nor UDP, or any fragment
+  // (kite::l4_type::OTHER in the model).
+  typedef enum logic [1:0] {L4_NONE = 2'd0, L4_TCP = 2'd1, L4_UDP = 2'd2, L4_OTHER = 2'd3} l4_type_e;
 
 endpackage : kite_rtl_pkg

@@ -1,27 +1,35 @@
 // RX header parser and checksum verification over a 512-bit AXI-Stream.
 //
 // Input: frames without FCS (the MAC has checked and removed it), packed from
-// lane 0. Output: one metadata record per frame, 5 cycles after its last
-// beat. Accepts one beat per cycle with no gap between frames, so a stream of
-// 64-byte frames (one beat each) yields one record per cycle.
+// lane 0. Output: one record per frame, a fixed number of cycles after its
+// last beat (RXP_LATENCY below). Accepts one beat per cycle with no gap
+// between frames, so 64-byte frames (one beat each) give one record per cycle.
 //
-// Parsed: Ethernet, one 802.1Q tag, IPv4 (with options) or IPv6 (no
-// extension headers), TCP/UDP ports, RoCEv2 BTH (UDP port 4791). Checked:
-// IPv4 header checksum, TCP/UDP checksum with the pseudo header, and the
-// ones-complement sum of the frame after its first 14 bytes (csum_syndrome).
+// The record is the model's kite::parse_frame (fpga/model/rxp/parser.cpp)
+// field for field, plus kite::l4_csum_check as l4_ok / l4_bad, the
+// csum_syndrome sum (frame after its first 14 bytes, operation.rst) and the
+// IP addresses for RSS:
+//   Ethernet, up to two 802.1Q / 802.1ad tags, IPv4 with options, IPv6 with
+//   hop-by-hop / routing / destination-options / fragment / AH extension
+//   headers (at most 8, as the model), TCP (data offset checked), UDP (length
+//   checked), RoCEv2 BTH (UDP port 4791, UDP length >= 20).
 //
-// Rules (mirrored by the reference parser in fpga/tb/common):
-// * l3 = IPV4 when ethertype 0x0800, version 4, IHL >= 5, 4*IHL <= total
-//   length and the datagram fits in the frame; IPV6 when 0x86DD, version 6 and
-//   the payload fits. An IP ethertype failing these is `malformed`, l3 NONE.
-// * l4 = TCP (L4 length >= 20) or UDP (>= 8) for unfragmented datagrams.
-// * l4_ok / l4_bad: checksum verified; UDP over IPv4 with checksum 0 has
-//   none, so neither is set. l3_ok: IPv4 header checksum good, or IPv6.
-// * Bytes beyond the frame end read as zero; the L4 sum stops at the IP
-//   length, so Ethernet padding of short frames is ignored.
+// Parse depth: the parser sees the first 128 bytes (two beats). A frame
+// whose parse would have to read a header byte beyond them (only possible
+// with IPv6 extension headers: IPv4 with options and two tags ends its BTH at
+// byte 101) is reported with `deep` set, the L2/L3 fields filled and no L4
+// verdict; the driver treats it as CHECKSUM_NONE. The model parses without a
+// limit; the testbench proves the two agree on every frame whose parse stays
+// within 128 bytes and that `deep` is set exactly on the others.
 //
-// The checksum byte masks depend only on fields of the first beat (L2 length,
-// IHL, IP length), so they are known when each beat arrives: no frame buffer.
+// How it streams without a frame buffer: the header window (beats 0 and 1)
+// is parsed in a 7-stage pipeline (L2, L3, four stages of two extension
+// headers, L4) while every beat travels alongside. The L4 checksum range
+// [l4_off, end) is applied when the window-completing beat (beat 1, or beat 0
+// of a one-beat frame) reaches the mask stage: it sums the whole 128-byte
+// window, so beat 0 contributes there; later beats only need the range end.
+// Lengths compared with the frame length beyond 128 bytes (IP total/payload
+// length) are checked at the last beat.
 module kite_rxp #(
   parameter int unsigned DATA_W = 512,
   parameter int unsigned LEN_W  = 16
@@ -38,49 +46,73 @@ module kite_rxp #(
   output logic                m_valid_o,
   input  logic                m_ready_i,
   output logic [LEN_W-1:0]    m_len_o,
-  output logic                m_vlan_o,
-  output logic [15:0]         m_tci_o,
-  output logic [15:0]         m_ethertype_o,    // after the VLAN tag
+  output logic [1:0]          m_num_vlans_o,
+  output logic [15:0]         m_tci_o,          // first (outer) tag
+  output logic [15:0]         m_ethertype_o,    // after the tags
+  output logic [7:0]          m_l3_off_o,
   output logic [1:0]          m_l3_o,           // kite_rtl_pkg::l3_type_e
+  output logic [15:0]         m_l3_hdr_len_o,
+  output logic [15:0]         m_l3_end_o,
+  output logic                m_ip_frag_o,
+  output logic                m_ipv4_hdr_ok_o,
+  output logic [7:0]          m_l4_proto_o,
   output logic [1:0]          m_l4_o,           // kite_rtl_pkg::l4_type_e
-  output logic [127:0]        m_src_ip_o,       // IPv4 in [31:0], network order
-  output logic [127:0]        m_dst_ip_o,
+  output logic [15:0]         m_l4_off_o,
   output logic [15:0]         m_sport_o,
   output logic [15:0]         m_dport_o,
-  output logic                m_frag_o,
-  output logic                m_malformed_o,
-  output logic                m_l3_ok_o,
-  output logic                m_l4_ok_o,
-  output logic                m_l4_bad_o,
-  output logic [15:0]         m_csum_complete_o,
   output logic                m_roce_o,
   output logic [7:0]          m_bth_opcode_o,
   output logic [23:0]         m_bth_dqpn_o,
-  output logic [23:0]         m_bth_psn_o
+  output logic [23:0]         m_bth_psn_o,
+  output logic                m_malformed_o,
+  output logic                m_deep_o,         // headers beyond 128 bytes
+  output logic [127:0]        m_src_ip_o,       // IPv4 in [31:0], network order
+  output logic [127:0]        m_dst_ip_o,
+  output logic                m_l4_ok_o,        // l4_csum_check == 1
+  output logic                m_l4_bad_o,       // l4_csum_check == 0
+  output logic [15:0]         m_csum_complete_o
 );
 
-  localparam int unsigned NB   = DATA_W / 8;  // 64 bytes per beat
-  localparam int unsigned NG   = 8;           // partial sums per beat in stage 1
-  localparam int unsigned PW   = 17;          // byte positions (IP length + offsets)
-  localparam int unsigned WIN  = 2 * DATA_W;  // header window: first 128 bytes
-  localparam int unsigned L3W  = WIN - 8 * 14;
-  localparam int unsigned L4B  = 20;          // bytes read at the L4 offset (UDP + BTH)
+  localparam int unsigned NB   = DATA_W / 8;   // 64 bytes per beat
+  localparam int unsigned WB   = 2 * NB;       // header window: 128 bytes
+  localparam int unsigned WIN  = 8 * WB;
+  localparam int unsigned WINX = WIN + 8 * 20; // window + 20 zero bytes (L4 read)
+  localparam int unsigned PW   = 17;           // byte positions
   localparam int unsigned CW   = $clog2(NB) + 1;
+  localparam int unsigned NWS  = 4;            // extension-header stages (2 each)
+  localparam int unsigned NG   = 8;            // checksum groups of 8 words
 
   logic en, out_v_q;
   assign en        = !out_v_q || m_ready_i;
   assign s_ready_o = en;
 
-  // ================================================================ input
+  // Byte / big-endian 16-bit reads at a position inside the window.
+  function automatic logic [7:0] rd8(input logic [WINX-1:0] w, input logic [6:0] p);
+    rd8 = w[8*p +: 8];
+  endfunction
+  function automatic logic [15:0] rd16(input logic [WINX-1:0] w, input logic [6:0] p);
+    rd16 = {w[8*p +: 8], w[8*p+8 +: 8]};
+  endfunction
+  function automatic logic is_ext(input logic [7:0] pr);
+    is_ext = pr == 8'd0 || pr == 8'd43 || pr == 8'd60 || pr == 8'd44 || pr == 8'd51;
+  endfunction
+
+  // Beat info carried along every stage: first, last, window-complete,
+  // skip (beat 0 of a multi-beat frame: summed later with the window),
+  // window/beat base position, frame length so far.
+  localparam int unsigned BIW = 4 + 2 * PW;
+
+  // ================================================================ A: input
   logic              in_frame_q;
-  logic [1:0]        bidx_q;           // beat index within the frame, saturating at 2
-  logic [PW-1:0]     base_q, len_q;    // position of the next beat; bytes so far
-  logic [DATA_W-1:0] hdr0_q, hdr1_q;
-  logic              first;
+  logic              bidx1_q;          // next beat is beat 1
+  logic [PW-1:0]     base_q, len_q;
+  logic [DATA_W-1:0] hdr0_q;
+  logic              first, wc;
   logic [DATA_W-1:0] d;
   logic [CW-1:0]     cnt;
 
   assign first = !in_frame_q;
+  assign wc    = first ? s_last_i : bidx1_q;
 
   always_comb begin
     cnt = '0;
@@ -90,384 +122,685 @@ module kite_rxp #(
     end
   end
 
-  // Frame context from the first beat: everything the byte masks need.
-  logic          b0_vlan;
-  logic [PW-1:0] b0_l3off, b0_l4off, b0_l3end;
-  logic [15:0]   b0_et, b0_tot, b0_plen;
-  logic [3:0]    b0_ihl;
-
-  always_comb begin
-    b0_vlan  = {d[8*12 +: 8], d[8*13 +: 8]} == 16'h8100;
-    b0_l3off = b0_vlan ? PW'(18) : PW'(14);
-    b0_et    = b0_vlan ? {d[8*16 +: 8], d[8*17 +: 8]} : {d[8*12 +: 8], d[8*13 +: 8]};
-    b0_ihl   = b0_vlan ? d[8*18 +: 4] : d[8*14 +: 4];
-    b0_tot   = b0_vlan ? {d[8*20 +: 8], d[8*21 +: 8]} : {d[8*16 +: 8], d[8*17 +: 8]};
-    b0_plen  = b0_vlan ? {d[8*22 +: 8], d[8*23 +: 8]} : {d[8*18 +: 8], d[8*19 +: 8]};
-    if (b0_et == 16'h86dd) begin
-      b0_l4off = b0_l3off + PW'(40);
-      b0_l3end = b0_l3off + PW'(40) + PW'(b0_plen);
-    end else begin
-      b0_l4off = b0_l3off + PW'({b0_ihl, 2'b00});
-      b0_l3end = b0_l3off + PW'(b0_tot);
-    end
-  end
-
-  logic          ctx_vlan_q;
-  logic [PW-1:0] ctx_l3off_q, ctx_l4off_q, ctx_l3end_q;
+  logic            a_v_q;
+  logic [BIW-1:0]  a_bi_q;
+  logic [WIN-1:0]  a_win_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       in_frame_q <= 1'b0;
-      bidx_q     <= '0;
+      bidx1_q    <= 1'b0;
       base_q     <= '0;
       len_q      <= '0;
-    end else if (en && s_valid_i) begin
-      in_frame_q <= !s_last_i;
-      bidx_q     <= first ? 2'd1 : (bidx_q == 2'd2 ? 2'd2 : bidx_q + 2'd1);
-      base_q     <= (first ? '0 : base_q) + PW'(NB);
-      len_q      <= (first ? '0 : len_q) + PW'(cnt);
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (en && s_valid_i) begin
-      if (first) begin
-        hdr0_q      <= d;
-        ctx_vlan_q  <= b0_vlan;
-        ctx_l3off_q <= b0_l3off;
-        ctx_l4off_q <= b0_l4off;
-        ctx_l3end_q <= b0_l3end;
+      a_v_q      <= 1'b0;
+    end else if (en) begin
+      a_v_q <= s_valid_i;
+      if (s_valid_i) begin
+        in_frame_q <= !s_last_i;
+        bidx1_q    <= first && !s_last_i;
+        base_q     <= (first ? '0 : base_q) + PW'(NB);
+        len_q      <= (first ? '0 : len_q) + PW'(cnt);
       end
-      if (!first && bidx_q == 2'd1) hdr1_q <= d;
     end
-  end
-
-  // ================================================================ S1
-  logic              s1_v_q, s1_last_q, s1_first_q;
-  logic [DATA_W-1:0] s1_data_q;
-  logic [PW-1:0]     s1_base_q, s1_len_q, s1_l3off_q, s1_l4off_q, s1_l3end_q;
-  logic              s1_vlan_q;
-  logic [WIN-1:0]    s1_win_q;
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) s1_v_q <= 1'b0;
-    else if (en) s1_v_q <= s_valid_i;
   end
 
   always_ff @(posedge clk_i) begin
     if (en) begin
-      s1_last_q  <= s_last_i;
-      s1_first_q <= first;
-      s1_data_q  <= d;
-      s1_base_q  <= first ? '0 : base_q;
-      s1_len_q   <= (first ? '0 : len_q) + PW'(cnt);
-      s1_vlan_q  <= first ? b0_vlan : ctx_vlan_q;
-      s1_l3off_q <= first ? b0_l3off : ctx_l3off_q;
-      s1_l4off_q <= first ? b0_l4off : ctx_l4off_q;
-      s1_l3end_q <= first ? b0_l3end : ctx_l3end_q;
-      // Header window as of this beat; used only on the last beat.
-      if (first)                s1_win_q <= {{DATA_W{1'b0}}, d};
-      else if (bidx_q == 2'd1)  s1_win_q <= {d, hdr0_q};
-      else                      s1_win_q <= {hdr1_q, hdr0_q};
+      if (s_valid_i && first) hdr0_q <= d;
+      a_bi_q  <= {first, s_last_i, wc, first && !s_last_i,
+                  (wc || first) ? PW'(0) : base_q, (first ? '0 : len_q) + PW'(cnt)};
+      a_win_q <= (wc && !first) ? {d, hdr0_q} : {{DATA_W{1'b0}}, d};
     end
   end
 
-  // ---------------------------------------------------------------- S1 -> S2: checksum masks
-  // Three byte ranges: after the first 14 bytes [14, end) (csum_syndrome,
-  // an unstripped VLAN tag included, as operation.rst says), L4 [l4off, l3end), IPv4 header
-  // [l3off, l4off). Even positions are the high byte of a 16-bit word.
-  logic [NG*18-1:0] p_all, p_l4, p_l3h;
+  logic          a_last;
+  logic [PW-1:0] a_len;
+  assign a_last = a_bi_q[BIW-2];
+  assign a_len  = a_bi_q[PW-1:0];
 
-  logic [PW-1:0] pos;
-  logic [7:0]    b;
-  logic [15:0]   w_all, w_l4, w_l3h;
+  // Frame length as far as the window parse can know it: exact on the last
+  // beat; otherwise the frame has more than 128 bytes.
+  function automatic logic len_lt(input logic last, input logic [PW-1:0] len, input logic [PW-1:0] t);
+    len_lt = last && len < t;
+  endfunction
+
+  // ================================================================ A -> B: L2
+  logic [WINX-1:0] a_wx;
+  logic [15:0]     e12, e16;
+  logic            t1, t2;
+  logic            l2_mal, l2_ip;
+  logic [1:0]      nv;
+  logic [15:0]     tci, et;
+  logic [4:0]      l3off;
+
+  always_comb begin
+    a_wx   = {160'd0, a_win_q};
+    e12    = rd16(a_wx, 7'd12);
+    e16    = rd16(a_wx, 7'd16);
+    t1     = e12 == 16'h8100 || e12 == 16'h88a8;
+    t2     = t1 && (e16 == 16'h8100 || e16 == 16'h88a8);
+    l2_mal = 1'b0;
+    nv     = '0;
+    tci    = '0;
+    et     = '0;
+    l3off  = '0;
+    if (len_lt(a_last, a_len, PW'(14))) begin
+      l2_mal = 1'b1;
+    end else if (t1 && len_lt(a_last, a_len, PW'(18))) begin
+      l2_mal = 1'b1;
+    end else if (t2 && len_lt(a_last, a_len, PW'(22))) begin
+      l2_mal = 1'b1;
+      nv     = 2'd1;
+      tci    = rd16(a_wx, 7'd14);
+    end else begin
+      nv     = {1'b0, t1} + {1'b0, t2};
+      tci    = t1 ? rd16(a_wx, 7'd14) : 16'd0;
+      l3off  = t2 ? 5'd22 : (t1 ? 5'd18 : 5'd14);
+      et     = t2 ? rd16(a_wx, 7'd20) : (t1 ? e16 : e12);
+    end
+    l2_ip = !l2_mal && (et == 16'h0800 || et == 16'h86dd);
+  end
+
+  logic            b_v_q;
+  logic [BIW-1:0]  b_bi_q;
+  logic [WIN-1:0]  b_win_q;
+  logic            b_mal_q, b_ip_q;
+  logic [1:0]      b_nv_q;
+  logic [15:0]     b_tci_q, b_et_q;
+  logic [4:0]      b_l3off_q;
+  logic [8*60-1:0] b_l3w_q;          // 60 bytes from the L3 offset
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) b_v_q <= 1'b0;
+    else if (en) b_v_q <= a_v_q;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (en) begin
+      b_bi_q    <= a_bi_q;
+      b_win_q   <= a_win_q;
+      b_mal_q   <= l2_mal;
+      b_ip_q    <= l2_ip;
+      b_nv_q    <= nv;
+      b_tci_q   <= tci;
+      b_et_q    <= et;
+      b_l3off_q <= l3off;
+      b_l3w_q   <= t2 ? a_win_q[8*22 +: 8*60] : (t1 ? a_win_q[8*18 +: 8*60] : a_win_q[8*14 +: 8*60]);
+    end
+  end
+
+  // ================================================================ B -> C: L3 header
+  logic          b_last;
+  logic [PW-1:0] b_len;
+  assign b_last = b_bi_q[BIW-2];
+  assign b_len  = b_bi_q[PW-1:0];
+
+  logic           v4, v6, c_l3v4, c_l3v6, c_mal, c_frag;
+  logic [3:0]     ver, ihl;
+  logic [15:0]    tot, plen;
+  logic [PW-1:0]  c_l3end, c_l4pos;
+  logic [7:0]     c_proto;
+  logic [127:0]   src, dst;
+  logic [20:0]    hsum;
+
+  always_comb begin
+    v4      = b_ip_q && b_et_q == 16'h0800;
+    v6      = b_ip_q && b_et_q == 16'h86dd;
+    ver     = b_l3w_q[7:4];
+    ihl     = b_l3w_q[3:0];
+    tot     = {b_l3w_q[8*2 +: 8], b_l3w_q[8*3 +: 8]};
+    plen    = {b_l3w_q[8*4 +: 8], b_l3w_q[8*5 +: 8]};
+    c_mal   = b_mal_q;
+    c_l3v4  = 1'b0;
+    c_l3v6  = 1'b0;
+    c_frag  = 1'b0;
+    c_l3end = '0;
+    c_l4pos = '0;
+    c_proto = '0;
+    if (v4) begin
+      if (len_lt(b_last, b_len, PW'(b_l3off_q) + PW'(20)) || ver != 4'd4 || ihl < 4'd5 ||
+          tot < {10'd0, ihl, 2'b00}) begin
+        c_mal = 1'b1;
+      end else begin
+        c_l3v4  = 1'b1;
+        c_l3end = PW'(b_l3off_q) + PW'(tot);
+        c_frag  = ({b_l3w_q[8*6 +: 8], b_l3w_q[8*7 +: 8]} & 16'h3fff) != 16'd0;
+        c_proto = b_l3w_q[8*9 +: 8];
+        c_l4pos = PW'(b_l3off_q) + PW'({ihl, 2'b00});
+      end
+    end
+    if (v6) begin
+      if (len_lt(b_last, b_len, PW'(b_l3off_q) + PW'(40)) || ver != 4'd6) begin
+        c_mal = 1'b1;
+      end else begin
+        c_l3v6  = 1'b1;
+        c_l3end = PW'(b_l3off_q) + PW'(40) + PW'(plen);
+        c_proto = b_l3w_q[8*6 +: 8];
+        c_l4pos = PW'(b_l3off_q) + PW'(40);
+      end
+    end
+    src = '0;
+    dst = '0;
+    if (c_l3v6) begin
+      for (int i = 0; i < 16; i++) begin
+        src[8*(15-i) +: 8] = b_l3w_q[8*(8+i) +: 8];
+        dst[8*(15-i) +: 8] = b_l3w_q[8*(24+i) +: 8];
+      end
+    end else if (c_l3v4) begin
+      for (int i = 0; i < 4; i++) begin
+        src[8*(3-i) +: 8] = b_l3w_q[8*(12+i) +: 8];
+        dst[8*(3-i) +: 8] = b_l3w_q[8*(16+i) +: 8];
+      end
+    end
+    // IPv4 header sum over 4*IHL bytes (checksum field included).
+    hsum = '0;
+    for (int w = 0; w < 30; w++) begin
+      if (6'(w) < {1'b0, ihl, 1'b0}) hsum = hsum + 21'({b_l3w_q[16*w +: 8], b_l3w_q[16*w+8 +: 8]});
+    end
+  end
+
+  // Static part of the frame record (fixed after stage C).
+  //   nv 2, tci 16, et 16, l3off 5, l3v4, l3v6, l3end PW, src 128, dst 128
+  localparam int unsigned STW = 2 + 16 + 16 + 5 + 2 + PW + 256;
+
+  logic            c_v_q;
+  logic [BIW-1:0]  c_bi_q;
+  logic [WIN-1:0]  c_win_q;
+  logic [STW-1:0]  c_st_q;
+  logic            c_mal_q, c_frag_q, c_act_q, c_hok_q;
+  logic [7:0]      c_proto_q;
+  logic [PW-1:0]   c_l4pos_q;
+  logic [20:0]     c_hsum_q;
+  logic [15:0]     c_hfield_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) c_v_q <= 1'b0;
+    else if (en) c_v_q <= b_v_q;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (en) begin
+      c_bi_q     <= b_bi_q;
+      c_win_q    <= b_win_q;
+      c_st_q     <= {b_nv_q, b_tci_q, b_et_q, b_l3off_q, c_l3v4, c_l3v6, c_l3end, src, dst};
+      c_mal_q    <= c_mal;
+      c_frag_q   <= c_frag;
+      c_act_q    <= c_l3v6;
+      c_proto_q  <= c_proto;
+      c_l4pos_q  <= c_l4pos;
+      c_hsum_q   <= hsum;
+      c_hfield_q <= {b_l3w_q[8*10 +: 8], b_l3w_q[8*11 +: 8]};
+      c_hok_q    <= c_l3v4;
+    end
+  end
+
+  // ================================================================ C -> D..G: IPv6 extension headers
+  // Walk stage g reads (mal, frag, act, deep, proto, l4pos) from stage g-1
+  // (stage C for g = 0) and walks at most two headers. Flat vectors, one
+  // slot per walk stage.
+  localparam int unsigned WSW = 4 + 8 + PW;   // mal, frag, act, deep, proto, l4pos
+  logic [NWS*WSW-1:0]  ws_q;
+  logic [NWS*WIN-1:0]  ww_q;
+  logic [NWS*BIW-1:0]  wb_q;
+  logic [NWS*STW-1:0]  wst_q;
+  logic [NWS-1:0]      wv_q;
+  logic [NWS-1:0]      whok_q;
+
+  logic c_hok;
+  assign c_hok = c_hok_q && kite_rtl_pkg::oc_fold32(32'(c_hsum_q)) == 16'hffff && c_hfield_q != 16'hffff;
+
+  for (genvar g = 0; g < NWS; g++) begin : g_walk
+    logic            in_v, in_hok;
+    logic [WSW-1:0]  in_ws;
+    logic [WIN-1:0]  in_w;
+    logic [BIW-1:0]  in_b;
+    logic [STW-1:0]  in_st;
+    logic            mal, frag, act, deep;
+    logic [7:0]      proto, nb, lb;
+    logic [PW-1:0]   l4pos, hl, l3end;
+    logic [WINX-1:0] wx;
+
+    if (g == 0) begin : g_in0
+      assign in_v   = c_v_q;
+      assign in_hok = c_hok;
+      assign in_ws  = {c_mal_q, c_frag_q, c_act_q, 1'b0, c_proto_q, c_l4pos_q};
+      assign in_w   = c_win_q;
+      assign in_b   = c_bi_q;
+      assign in_st  = c_st_q;
+    end else begin : g_in
+      assign in_v   = wv_q[g-1];
+      assign in_hok = whok_q[g-1];
+      assign in_ws  = ws_q[(g-1)*WSW +: WSW];
+      assign in_w   = ww_q[(g-1)*WIN +: WIN];
+      assign in_b   = wb_q[(g-1)*BIW +: BIW];
+      assign in_st  = wst_q[(g-1)*STW +: STW];
+    end
+
+    always_comb begin
+      {mal, frag, act, deep, proto, l4pos} = in_ws;
+      wx    = {160'd0, in_w};
+      l3end = in_st[256 +: PW];
+      nb    = '0;
+      lb    = '0;
+      hl    = '0;
+      for (int it = 0; it < 2; it++) begin
+        if (act) begin
+          if (!is_ext(proto)) begin
+            act = 1'b0;
+          end else if (l4pos + PW'(8) > l3end) begin
+            mal = 1'b1;
+            act = 1'b0;
+          end else if (l4pos >= PW'(WB)) begin
+            deep = 1'b1;
+            act  = 1'b0;
+          end else begin
+            nb = rd8(wx, l4pos[6:0]);
+            lb = rd8(wx, l4pos[6:0] + 7'd1);
+            if (proto == 8'd44) begin
+              frag = 1'b1;
+              hl   = PW'(8);
+            end else if (proto == 8'd51) begin
+              hl = (PW'(lb) + PW'(2)) << 2;
+            end else begin
+              hl = (PW'(lb) + PW'(1)) << 3;
+            end
+            proto = nb;
+            l4pos = l4pos + hl;
+            if (l4pos > l3end) begin
+              mal = 1'b1;
+              act = 1'b0;
+            end
+          end
+        end
+      end
+    end
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) wv_q[g] <= 1'b0;
+      else if (en) wv_q[g] <= in_v;
+    end
+
+    always_ff @(posedge clk_i) begin
+      if (en) begin
+        ws_q[g*WSW +: WSW]  <= {mal, frag, act, deep, proto, l4pos};
+        ww_q[g*WIN +: WIN]  <= in_w;
+        wb_q[g*BIW +: BIW]  <= in_b;
+        wst_q[g*STW +: STW] <= in_st;
+        whok_q[g]           <= in_hok;
+      end
+    end
+  end
+
+  // ================================================================ G -> H: L4 header
+  logic            h_v;
+  logic [BIW-1:0]  h_bi;
+  logic [WINX-1:0] h_wx;
+  logic [STW-1:0]  h_st;
+  logic            h_mal, h_frag, h_deep, h_hok;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic            h_act;             // after eight headers the walk just stops
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [7:0]      h_proto;
+  logic [PW-1:0]   h_l4pos, h_l3end;
+  logic [4:0]      h_l3off;
+  logic            h_l3v4, h_l3v6;
+
+  always_comb begin
+    h_v   = wv_q[NWS-1];
+    h_bi  = wb_q[(NWS-1)*BIW +: BIW];
+    h_wx  = {160'd0, ww_q[(NWS-1)*WIN +: WIN]};
+    h_st  = wst_q[(NWS-1)*STW +: STW];
+    h_hok = whok_q[NWS-1];
+    {h_mal, h_frag, h_act, h_deep, h_proto, h_l4pos} = ws_q[(NWS-1)*WSW +: WSW];
+    h_l3end = h_st[256 +: PW];
+    h_l3v6  = h_st[256 + PW];
+    h_l3v4  = h_st[256 + PW + 1];
+    h_l3off = h_st[256 + PW + 2 +: 5];
+  end
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [8*20-1:0] l4w;               // UDP/TCP/BTH bytes; not all are reported
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [15:0]     sport, dport, ulen, ucs;
+  logic [5:0]      doff;
+  logic            l3ok, r_mal, r_deep, r_roce, r_cken;
+  logic [1:0]      r_l3, r_l4;
+  logic [15:0]     r_l3hl, r_l4off, r_sport, r_dport;
+  logic [7:0]      r_proto, r_bop;
+  logic [23:0]     r_dqpn, r_psn;
+  logic [PW-1:0]   r_ckend, r_l3end;
+  logic            r_frag;
+
+  always_comb begin
+    l4w   = h_wx[8*h_l4pos[6:0] +: 8*20];
+    sport = {l4w[8*0 +: 8], l4w[8*1 +: 8]};
+    dport = {l4w[8*2 +: 8], l4w[8*3 +: 8]};
+    ulen  = {l4w[8*4 +: 8], l4w[8*5 +: 8]};
+    ucs   = {l4w[8*6 +: 8], l4w[8*7 +: 8]};
+    doff  = {l4w[8*12+4 +: 4], 2'b00};
+    l3ok  = (h_l3v4 || h_l3v6) && !h_mal && !h_deep;
+    r_mal   = h_mal;
+    r_deep  = h_deep;
+    r_frag  = h_frag;
+    r_l3    = h_l3v4 ? kite_rtl_pkg::L3_IPV4 : (h_l3v6 ? kite_rtl_pkg::L3_IPV6 : kite_rtl_pkg::L3_NONE);
+    r_l3end = h_l3end;
+    r_l4    = kite_rtl_pkg::L4_NONE;
+    r_l3hl  = '0;
+    r_l4off = '0;
+    r_proto = '0;
+    r_sport = '0;
+    r_dport = '0;
+    r_roce  = 1'b0;
+    r_bop   = '0;
+    r_dqpn  = '0;
+    r_psn   = '0;
+    r_cken  = 1'b0;
+    r_ckend = h_l3end;
+    if (l3ok) begin
+      r_l3hl  = 16'(h_l4pos - PW'(h_l3off));
+      r_l4off = 16'(h_l4pos);
+      r_proto = h_proto;
+      if (h_frag) begin
+        r_l4 = kite_rtl_pkg::L4_OTHER;
+      end else if (h_proto == 8'd6) begin
+        if (h_l4pos + PW'(20) > h_l3end) r_mal = 1'b1;
+        else if (h_l4pos + PW'(12) >= PW'(WB)) r_deep = 1'b1;
+        else if (doff < 6'd20 || h_l4pos + PW'(doff) > h_l3end) r_mal = 1'b1;
+        else begin
+          r_l4    = kite_rtl_pkg::L4_TCP;
+          r_sport = sport;
+          r_dport = dport;
+          r_cken  = 1'b1;
+        end
+      end else if (h_proto == 8'd17) begin
+        if (h_l4pos + PW'(8) > h_l3end) r_mal = 1'b1;
+        else if (h_l4pos + PW'(5) >= PW'(WB)) r_deep = 1'b1;
+        else if (ulen < 16'd8 || h_l4pos + PW'(ulen) > h_l3end) r_mal = 1'b1;
+        else begin
+          r_l4    = kite_rtl_pkg::L4_UDP;
+          r_sport = sport;
+          r_dport = dport;
+          r_ckend = h_l4pos + PW'(ulen);
+          r_cken  = !(h_l3v4 && ucs == 16'd0);
+          if (dport == 16'(kite_pkg::ROCEV2_UDP_PORT) && ulen >= 16'd20) begin
+            if (h_l4pos + PW'(19) >= PW'(WB)) r_deep = 1'b1;
+            else begin
+              r_roce = 1'b1;
+              r_bop  = l4w[8*8 +: 8];
+              r_dqpn = {l4w[8*13 +: 8], l4w[8*14 +: 8], l4w[8*15 +: 8]};
+              r_psn  = {l4w[8*17 +: 8], l4w[8*18 +: 8], l4w[8*19 +: 8]};
+            end
+          end
+        end
+      end else begin
+        r_l4 = kite_rtl_pkg::L4_OTHER;
+      end
+    end else if (h_mal) begin
+      // Malformed inside the extension headers: the model leaves l3_hdr_len,
+      // l4_proto and l4_off at 0 (ip_frag as far as it got).
+    end
+    if (r_deep) begin
+      // Beyond the parse depth: no L4 result.
+      r_l4    = kite_rtl_pkg::L4_NONE;
+      r_mal   = 1'b0;
+      r_cken  = 1'b0;
+      r_sport = '0;
+      r_dport = '0;
+      r_roce  = 1'b0;
+      r_bop   = '0;
+      r_dqpn  = '0;
+      r_psn   = '0;
+    end
+    if (r_mal) r_cken = 1'b0;
+  end
+
+  // Pseudo header: addresses, protocol, L4 length (IPv4 addresses are
+  // zero-extended, so the IPv6 form covers both).
+  logic [21:0] pseudo;
+  logic [127:0] h_src, h_dst;
+  assign h_src = h_st[128 +: 128];
+  assign h_dst = h_st[0 +: 128];
+  always_comb begin
+    pseudo = 22'(r_proto) + 22'(16'(r_ckend - h_l4pos));
+    for (int i = 0; i < 8; i++) pseudo = pseudo + 22'(h_src[16*i +: 16]) + 22'(h_dst[16*i +: 16]);
+  end
+
+  // Frame record after the parse:
+  //   nv 2, tci 16, et 16, l3off 5, l3 2, l3hl 16, l3end PW, frag, hok, proto 8,
+  //   l4 2, l4off 16, sport 16, dport 16, roce, bop 8, dqpn 24, psn 24, mal, deep,
+  //   src 128, dst 128, cken, ckstart 7, ckend PW, pseudo 22
+  localparam int unsigned RW = 2 + 16 + 16 + 5 + 2 + 16 + PW + 1 + 1 + 8 + 2 + 16 + 16 + 16 + 1 + 8 +
+                               24 + 24 + 1 + 1 + 256 + 1 + 7 + PW + 22;
+  logic [RW-1:0] rec_new, rec_q, rec;
+
+  assign rec_new = {h_st[STW-1 -: 39], r_l3, r_l3hl, r_l3end, r_frag, h_hok && l3ok, r_proto,
+                    r_l4, r_l4off, r_sport, r_dport, r_roce, r_bop, r_dqpn, r_psn, r_mal, r_deep,
+                    h_src, h_dst, r_cken, h_l4pos[6:0], r_ckend, pseudo};
+
+  logic h_wc;
+  assign h_wc = h_bi[BIW-3];
+  assign rec  = h_wc ? rec_new : rec_q;
+
+  always_ff @(posedge clk_i) begin
+    if (en && h_v && h_wc) rec_q <= rec_new;
+  end
+
+  // ================================================================ H -> M: checksum byte masks
+  // The window-completing beat sums the 128-byte window from l4_off; later
+  // beats (base >= 128) only need the range end; skipped beats give 0.
+  logic [PW-1:0] h_base, h_end;
+  logic [7:0]    rs_l4, re_l4, rs_all;
+  logic          h_skip;
+  logic          rec_cken;
+  logic [6:0]    rec_ckstart;
+  logic [PW-1:0] rec_ckend;
+
+  always_comb begin
+    h_skip      = h_bi[BIW-4];
+    h_base      = h_bi[PW +: PW];
+    rec_cken    = rec[22 + PW + 7];
+    rec_ckstart = rec[22 + PW +: 7];
+    rec_ckend   = rec[22 +: PW];
+    rs_all      = h_wc ? 8'd14 : 8'd0;
+    rs_l4       = h_wc ? {1'b0, rec_ckstart} : 8'd0;
+    if (rec_ckend <= h_base) h_end = '0;
+    else h_end = rec_ckend - h_base;
+    re_l4 = h_end > PW'(WB) ? 8'(WB) : 8'(h_end);
+    if (h_skip) begin
+      rs_all = 8'(WB);
+      rs_l4  = 8'(WB);
+    end
+    if (!rec_cken) re_l4 = '0;
+  end
+
+  logic            m_v_q, m_first_q, m_last_q;
+  logic [WIN-1:0]  m_win_q;
+  logic [7:0]      m_rsall_q, m_rsl4_q, m_rel4_q;
+  logic [PW-1:0]   m_len_q;
+  logic [RW-1:0]   m_rec_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) m_v_q <= 1'b0;
+    else if (en) m_v_q <= h_v;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (en) begin
+      m_first_q <= h_bi[BIW-1];
+      m_last_q  <= h_bi[BIW-2];
+      m_len_q   <= h_bi[PW-1:0];
+      m_win_q   <= ww_q[(NWS-1)*WIN +: WIN];
+      m_rsall_q <= rs_all;
+      m_rsl4_q  <= rs_l4;
+      m_rel4_q  <= re_l4;
+      m_rec_q   <= rec;
+    end
+  end
+
+  // ---------------------------------------------------------------- M -> N: masked word sums
+  logic [NG*20-1:0] p_all, p_l4;
+  logic [15:0]      w_all, w_l4;
 
   always_comb begin
     p_all = '0;
     p_l4  = '0;
-    p_l3h = '0;
-    for (int w = 0; w < NB / 2; w++) begin
+    for (int w = 0; w < WB / 2; w++) begin
       w_all = '0;
       w_l4  = '0;
-      w_l3h = '0;
       for (int h = 0; h < 2; h++) begin
-        pos = s1_base_q + PW'(2 * w + h);
-        b   = s1_data_q[8*(2*w+h) +: 8];
-        if (pos >= PW'(14)) w_all[8*(1-h) +: 8] = b;
-        if (pos >= s1_l4off_q && pos < s1_l3end_q) w_l4[8*(1-h) +: 8] = b;
-        if (pos >= s1_l3off_q && pos < s1_l4off_q) w_l3h[8*(1-h) +: 8] = b;
+        if (8'(2 * w + h) >= m_rsall_q) w_all[8*(1-h) +: 8] = m_win_q[8*(2*w+h) +: 8];
+        if (8'(2 * w + h) >= m_rsl4_q && 8'(2 * w + h) < m_rel4_q) w_l4[8*(1-h) +: 8] = m_win_q[8*(2*w+h) +: 8];
       end
-      p_all[18*(w/4) +: 18] = p_all[18*(w/4) +: 18] + 18'(w_all);
-      p_l4[18*(w/4) +: 18]  = p_l4[18*(w/4) +: 18] + 18'(w_l4);
-      p_l3h[18*(w/4) +: 18] = p_l3h[18*(w/4) +: 18] + 18'(w_l3h);
+      p_all[20*(w/8) +: 20] = p_all[20*(w/8) +: 20] + 20'(w_all);
+      p_l4[20*(w/8) +: 20]  = p_l4[20*(w/8) +: 20] + 20'(w_l4);
     end
   end
 
-  // ---------------------------------------------------------------- S1 -> S2: L2/L3 parse
-  logic [L3W-1:0] l3win;
-  logic [15:0]    et, tci, tot, plen;
-  logic [3:0]     ver, ihl, ihl_eff;
-  logic [7:0]     proto;
-  logic           fragbits, v4_ok, v6_ok, is_v4, is_v6;
-  logic [127:0]   src, dst;
-  logic [8*L4B-1:0] l4win;
-
-  always_comb begin
-    tci   = {s1_win_q[8*14 +: 8], s1_win_q[8*15 +: 8]};
-    et    = s1_vlan_q ? {s1_win_q[8*16 +: 8], s1_win_q[8*17 +: 8]}
-                      : {s1_win_q[8*12 +: 8], s1_win_q[8*13 +: 8]};
-    l3win = s1_vlan_q ? L3W'(s1_win_q >> (8 * 18)) : L3W'(s1_win_q >> (8 * 14));
-    ver   = l3win[7:4];
-    ihl   = l3win[3:0];
-    tot   = {l3win[8*2 +: 8], l3win[8*3 +: 8]};
-    plen  = {l3win[8*4 +: 8], l3win[8*5 +: 8]};
-    is_v4 = et == 16'h0800;
-    is_v6 = et == 16'h86dd;
-    fragbits = ({l3win[8*6 +: 8], l3win[8*7 +: 8]} & 16'h3fff) != 16'd0;
-    v4_ok = is_v4 && s1_len_q >= s1_l3off_q + PW'(20) && ver == 4'd4 && ihl >= 4'd5 &&
-            tot >= {10'd0, ihl, 2'b00} && s1_l3off_q + PW'(tot) <= s1_len_q;
-    v6_ok = is_v6 && s1_len_q >= s1_l3off_q + PW'(40) && ver == 4'd6 &&
-            s1_l3off_q + PW'(40) + PW'(plen) <= s1_len_q;
-    proto = is_v6 ? l3win[8*6 +: 8] : l3win[8*9 +: 8];
-    src   = '0;
-    dst   = '0;
-    if (is_v6) begin
-      for (int i = 0; i < 16; i++) begin
-        src[8*(15-i) +: 8] = l3win[8*(8+i) +: 8];
-        dst[8*(15-i) +: 8] = l3win[8*(24+i) +: 8];
-      end
-    end else begin
-      for (int i = 0; i < 4; i++) begin
-        src[8*(3-i) +: 8] = l3win[8*(12+i) +: 8];
-        dst[8*(3-i) +: 8] = l3win[8*(16+i) +: 8];
-      end
-    end
-    // L4 bytes: the L3 window shifted by the header length in 32-bit words
-    // (IHL, or 10 for IPv6): a 16-way mux instead of a full byte shifter.
-    ihl_eff = is_v6 ? 4'd10 : ihl;
-    l4win   = (8*L4B)'(l3win >> (32 * ihl_eff));
-  end
-
-  // ================================================================ S2
-  logic              s2_v_q, s2_last_q, s2_first_q;
-  logic [NG*18-1:0]  s2_sall_q, s2_sl4_q, s2_sl3h_q;
-  logic [PW-1:0]     s2_len_q, s2_l4len_q;
-  logic              s2_vlan_q, s2_frag_q, s2_malformed_q;
-  logic [15:0]       s2_tci_q, s2_et_q;
-  logic [1:0]        s2_l3_q;
-  logic [7:0]        s2_proto_q;
-  logic [127:0]      s2_src_q, s2_dst_q;
-  // Not every L4/BTH byte is reported (UDP length, TCP flags, BTH pkey...).
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [8*L4B-1:0]  s2_l4win_q;
-  /* verilator lint_on UNUSEDSIGNAL */
+  logic              n_v_q, n_first_q, n_last_q;
+  logic [NG*20-1:0]  n_all_q, n_l4_q;
+  logic [PW-1:0]     n_len_q;
+  logic [RW-1:0]     n_rec_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) s2_v_q <= 1'b0;
-    else if (en) s2_v_q <= s1_v_q;
+    if (!rst_ni) n_v_q <= 1'b0;
+    else if (en) n_v_q <= m_v_q;
   end
 
   always_ff @(posedge clk_i) begin
     if (en) begin
-      s2_last_q      <= s1_last_q;
-      s2_first_q     <= s1_first_q;
-      s2_sall_q       <= p_all;
-      s2_sl4_q       <= p_l4;
-      s2_sl3h_q       <= p_l3h;
-      s2_len_q       <= s1_len_q;
-      s2_l4len_q     <= s1_l3end_q - s1_l4off_q;
-      s2_vlan_q      <= s1_vlan_q;
-      s2_tci_q       <= s1_vlan_q ? tci : 16'd0;
-      s2_et_q        <= et;
-      s2_l3_q        <= v4_ok ? kite_rtl_pkg::L3_IPV4 : (v6_ok ? kite_rtl_pkg::L3_IPV6 : kite_rtl_pkg::L3_NONE);
-      s2_malformed_q <= (is_v4 && !v4_ok) || (is_v6 && !v6_ok);
-      s2_frag_q      <= v4_ok && fragbits;
-      s2_proto_q     <= proto;
-      s2_src_q       <= (v4_ok || v6_ok) ? src : 128'd0;
-      s2_dst_q       <= (v4_ok || v6_ok) ? dst : 128'd0;
-      s2_l4win_q     <= l4win;
+      n_first_q <= m_first_q;
+      n_last_q  <= m_last_q;
+      n_all_q   <= p_all;
+      n_l4_q    <= p_l4;
+      n_len_q   <= m_len_q;
+      n_rec_q   <= m_rec_q;
     end
   end
 
-  // ---------------------------------------------------------------- S2 -> S3
-  logic [20:0] bs_all, bs_l4, bs_l3h, pseudo;
-  logic [1:0]  l4;
-  logic [15:0] sport, dport, udp_csum;
+  // ---------------------------------------------------------------- N -> P: group sums, accumulate
+  logic [22:0] bs_all, bs_l4;
+  logic [31:0] acc_all_q, acc_l4_q, sum_all, sum_l4;
 
   always_comb begin
     bs_all = '0;
     bs_l4  = '0;
-    bs_l3h = '0;
     for (int g = 0; g < NG; g++) begin
-      bs_all = bs_all + 21'(s2_sall_q[18*g +: 18]);
-      bs_l4  = bs_l4 + 21'(s2_sl4_q[18*g +: 18]);
-      bs_l3h = bs_l3h + 21'(s2_sl3h_q[18*g +: 18]);
+      bs_all = bs_all + 23'(n_all_q[20*g +: 20]);
+      bs_l4  = bs_l4 + 23'(n_l4_q[20*g +: 20]);
     end
-    sport    = {s2_l4win_q[8*0 +: 8], s2_l4win_q[8*1 +: 8]};
-    dport    = {s2_l4win_q[8*2 +: 8], s2_l4win_q[8*3 +: 8]};
-    udp_csum = {s2_l4win_q[8*6 +: 8], s2_l4win_q[8*7 +: 8]};
-    l4 = kite_rtl_pkg::L4_NONE;
-    if (s2_l3_q != kite_rtl_pkg::L3_NONE && !s2_frag_q) begin
-      if (s2_proto_q == 8'd6 && s2_l4len_q >= PW'(20)) l4 = kite_rtl_pkg::L4_TCP;
-      if (s2_proto_q == 8'd17 && s2_l4len_q >= PW'(8)) l4 = kite_rtl_pkg::L4_UDP;
-    end
-    // Pseudo header: addresses, protocol, L4 length (IPv4 addresses are
-    // zero-extended, so the IPv6 form covers both).
-    pseudo = 21'(s2_proto_q) + 21'(s2_l4len_q[15:0]);
-    for (int i = 0; i < 8; i++) begin
-      pseudo = pseudo + 21'(s2_src_q[16*i +: 16]) + 21'(s2_dst_q[16*i +: 16]);
-    end
-  end
-
-  // ================================================================ S3
-  logic              s3_v_q, s3_last_q, s3_first_q;
-  logic [20:0]       s3_sall_q, s3_sl4_q, s3_sl3h_q, s3_pseudo_q;
-  logic [PW-1:0]     s3_len_q;
-  logic              s3_vlan_q, s3_frag_q, s3_malformed_q, s3_roce_q, s3_udp0_q;
-  logic [15:0]       s3_tci_q, s3_et_q, s3_sport_q, s3_dport_q;
-  logic [1:0]        s3_l3_q, s3_l4_q;
-  logic [127:0]      s3_src_q, s3_dst_q;
-  logic [7:0]        s3_bth_op_q;
-  logic [23:0]       s3_dqpn_q, s3_psn_q;
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) s3_v_q <= 1'b0;
-    else if (en) s3_v_q <= s2_v_q;
+    sum_all = (n_first_q ? 32'd0 : acc_all_q) + 32'(bs_all);
+    sum_l4  = (n_first_q ? 32'd0 : acc_l4_q) + 32'(bs_l4);
   end
 
   always_ff @(posedge clk_i) begin
-    if (en) begin
-      s3_last_q      <= s2_last_q;
-      s3_first_q     <= s2_first_q;
-      s3_sall_q       <= bs_all;
-      s3_sl4_q       <= bs_l4;
-      s3_sl3h_q       <= bs_l3h;
-      s3_pseudo_q    <= pseudo;
-      s3_len_q       <= s2_len_q;
-      s3_vlan_q      <= s2_vlan_q;
-      s3_tci_q       <= s2_tci_q;
-      s3_et_q        <= s2_et_q;
-      s3_l3_q        <= s2_l3_q;
-      s3_l4_q        <= l4;
-      s3_frag_q      <= s2_frag_q;
-      s3_malformed_q <= s2_malformed_q;
-      s3_src_q       <= s2_src_q;
-      s3_dst_q       <= s2_dst_q;
-      s3_sport_q     <= l4 != kite_rtl_pkg::L4_NONE ? sport : 16'd0;
-      s3_dport_q     <= l4 != kite_rtl_pkg::L4_NONE ? dport : 16'd0;
-      s3_udp0_q      <= l4 == kite_rtl_pkg::L4_UDP && s2_l3_q == kite_rtl_pkg::L3_IPV4 &&
-                        udp_csum == 16'd0;
-      s3_roce_q      <= l4 == kite_rtl_pkg::L4_UDP && dport == 16'(kite_pkg::ROCEV2_UDP_PORT) &&
-                        s2_l4len_q >= PW'(20);
-      s3_bth_op_q    <= s2_l4win_q[8*8 +: 8];
-      s3_dqpn_q      <= {s2_l4win_q[8*13 +: 8], s2_l4win_q[8*14 +: 8], s2_l4win_q[8*15 +: 8]};
-      s3_psn_q       <= {s2_l4win_q[8*17 +: 8], s2_l4win_q[8*18 +: 8], s2_l4win_q[8*19 +: 8]};
-    end
-  end
-
-  // ---------------------------------------------------------------- S3 -> S4: accumulate
-  logic [31:0] acc_all_q, acc_l4_q, acc_l3h_q;
-  logic [31:0] sum_all, sum_l4, sum_l3h;
-
-  assign sum_all = (s3_first_q ? 32'd0 : acc_all_q) + 32'(s3_sall_q);
-  assign sum_l4  = (s3_first_q ? 32'd0 : acc_l4_q) + 32'(s3_sl4_q);
-  assign sum_l3h = (s3_first_q ? 32'd0 : acc_l3h_q) + 32'(s3_sl3h_q);
-
-  always_ff @(posedge clk_i) begin
-    if (en && s3_v_q) begin
+    if (en && n_v_q) begin
       acc_all_q <= sum_all;
       acc_l4_q  <= sum_l4;
-      acc_l3h_q <= sum_l3h;
     end
   end
 
-  // ================================================================ S4
-  logic              s4_v_q;
-  logic [31:0]       s4_sall_q, s4_sl4_q, s4_sl3h_q;
-  logic [20:0]       s4_pseudo_q;
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [PW-1:0]     s4_len_q;  // frames are < 64 KiB: bit 16 is always 0
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic              s4_vlan_q, s4_frag_q, s4_malformed_q, s4_roce_q, s4_udp0_q;
-  logic [15:0]       s4_tci_q, s4_et_q, s4_sport_q, s4_dport_q;
-  logic [1:0]        s4_l3_q, s4_l4_q;
-  logic [127:0]      s4_src_q, s4_dst_q;
-  logic [7:0]        s4_bth_op_q;
-  logic [23:0]       s4_dqpn_q, s4_psn_q;
+  logic              p_v_q;
+  logic [31:0]       p_all_q, p_l4_q;
+  logic [PW-1:0]     p_len_q;
+  logic [RW-1:0]     p_rec_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) s4_v_q <= 1'b0;
-    else if (en) s4_v_q <= s3_v_q && s3_last_q;
+    if (!rst_ni) p_v_q <= 1'b0;
+    else if (en) p_v_q <= n_v_q && n_last_q;
   end
 
   always_ff @(posedge clk_i) begin
     if (en) begin
-      s4_sall_q       <= sum_all;
-      s4_sl4_q       <= sum_l4;
-      s4_sl3h_q       <= sum_l3h;
-      s4_pseudo_q    <= s3_pseudo_q;
-      s4_len_q       <= s3_len_q;
-      s4_vlan_q      <= s3_vlan_q;
-      s4_tci_q       <= s3_tci_q;
-      s4_et_q        <= s3_et_q;
-      s4_l3_q        <= s3_l3_q;
-      s4_l4_q        <= s3_l4_q;
-      s4_frag_q      <= s3_frag_q;
-      s4_malformed_q <= s3_malformed_q;
-      s4_src_q       <= s3_src_q;
-      s4_dst_q       <= s3_dst_q;
-      s4_sport_q     <= s3_sport_q;
-      s4_dport_q     <= s3_dport_q;
-      s4_udp0_q      <= s3_udp0_q;
-      s4_roce_q      <= s3_roce_q;
-      s4_bth_op_q    <= s3_bth_op_q;
-      s4_dqpn_q      <= s3_dqpn_q;
-      s4_psn_q       <= s3_psn_q;
+      p_all_q <= sum_all;
+      p_l4_q  <= sum_l4;
+      p_len_q <= n_len_q;
+      p_rec_q <= n_rec_q;
     end
   end
 
-  // ---------------------------------------------------------------- S4 -> out: verdicts
-  logic [15:0] f_all, f_l4, f_l3h, f_ps, l4_total;
-  logic        l3_ok, l4_chk;
+  // ---------------------------------------------------------------- P -> out: verdicts
+  logic [1:0]    o_nv, o_l3, o_l4;
+  logic [15:0]   o_tci, o_et, o_l3hl, o_l4off, o_sport, o_dport;
+  logic [4:0]    o_l3off;
+  logic [PW-1:0] o_l3end;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [PW-1:0] o_ckend;         // used a stage earlier, for the masks
+  logic [6:0]    o_ckstart;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic          o_frag, o_hok, o_roce, o_mal, o_deep, o_cken;
+  logic [7:0]    o_proto, o_bop;
+  logic [23:0]   o_dqpn, o_psn;
+  logic [127:0]  o_src, o_dst;
+  logic [21:0]   o_pseudo;
+  logic          short;           // the IP datagram does not fit in the frame
+  logic [15:0]   f_l4;
+
+  assign {o_nv, o_tci, o_et, o_l3off, o_l3, o_l3hl, o_l3end, o_frag, o_hok, o_proto, o_l4, o_l4off,
+          o_sport, o_dport, o_roce, o_bop, o_dqpn, o_psn, o_mal, o_deep, o_src, o_dst, o_cken,
+          o_ckstart, o_ckend, o_pseudo} = p_rec_q;
 
   always_comb begin
-    f_all    = kite_rtl_pkg::oc_fold32(s4_sall_q);
-    f_l4     = kite_rtl_pkg::oc_fold32(s4_sl4_q);
-    f_l3h    = kite_rtl_pkg::oc_fold32(s4_sl3h_q);
-    f_ps     = kite_rtl_pkg::oc_fold32(32'(s4_pseudo_q));
-    l4_total = kite_rtl_pkg::oc_add(f_l4, f_ps);
-    l3_ok    = (s4_l3_q == kite_rtl_pkg::L3_IPV4 && f_l3h == 16'hffff) ||
-               s4_l3_q == kite_rtl_pkg::L3_IPV6;
-    l4_chk   = s4_l4_q != kite_rtl_pkg::L4_NONE && !s4_udp0_q;
+    short = o_l3 != kite_rtl_pkg::L3_NONE && o_l3end > p_len_q;
+    f_l4  = kite_rtl_pkg::oc_fold32(p_l4_q + 32'(o_pseudo));
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) out_v_q <= 1'b0;
-    else if (en) out_v_q <= s4_v_q;
+    else if (en) out_v_q <= p_v_q;
   end
 
   always_ff @(posedge clk_i) begin
     if (en) begin
-      m_len_o           <= LEN_W'(s4_len_q);
-      m_vlan_o          <= s4_vlan_q;
-      m_tci_o           <= s4_tci_q;
-      m_ethertype_o     <= s4_et_q;
-      m_l3_o            <= s4_l3_q;
-      m_l4_o            <= s4_l4_q;
-      m_src_ip_o        <= s4_src_q;
-      m_dst_ip_o        <= s4_dst_q;
-      m_sport_o         <= s4_sport_q;
-      m_dport_o         <= s4_dport_q;
-      m_frag_o          <= s4_frag_q;
-      m_malformed_o     <= s4_malformed_q;
-      m_l3_ok_o         <= l3_ok;
-      m_l4_ok_o         <= l4_chk && l4_total == 16'hffff;
-      m_l4_bad_o        <= l4_chk && l4_total != 16'hffff;
-      m_csum_complete_o <= f_all;
-      m_roce_o          <= s4_roce_q;
-      m_bth_opcode_o    <= s4_roce_q ? s4_bth_op_q : 8'd0;
-      m_bth_dqpn_o      <= s4_roce_q ? s4_dqpn_q : 24'd0;
-      m_bth_psn_o       <= s4_roce_q ? s4_psn_q : 24'd0;
+      m_len_o           <= LEN_W'(p_len_q);
+      m_num_vlans_o     <= o_nv;
+      m_tci_o           <= o_tci;
+      m_ethertype_o     <= o_et;
+      m_l3_off_o        <= 8'(o_l3off);
+      m_csum_complete_o <= kite_rtl_pkg::oc_fold32(p_all_q);
+      if (short) begin
+        // The model rejects the IP header first: nothing above L2 is reported.
+        m_l3_o          <= kite_rtl_pkg::L3_NONE;
+        m_l3_hdr_len_o  <= '0;
+        m_l3_end_o      <= '0;
+        m_ip_frag_o     <= 1'b0;
+        m_ipv4_hdr_ok_o <= 1'b0;
+        m_l4_proto_o    <= '0;
+        m_l4_o          <= kite_rtl_pkg::L4_NONE;
+        m_l4_off_o      <= '0;
+        m_sport_o       <= '0;
+        m_dport_o       <= '0;
+        m_roce_o        <= 1'b0;
+        m_bth_opcode_o  <= '0;
+        m_bth_dqpn_o    <= '0;
+        m_bth_psn_o     <= '0;
+        m_malformed_o   <= 1'b1;
+        m_deep_o        <= 1'b0;
+        m_src_ip_o      <= '0;
+        m_dst_ip_o      <= '0;
+        m_l4_ok_o       <= 1'b0;
+        m_l4_bad_o      <= 1'b0;
+      end else begin
+        m_l3_o          <= o_l3;
+        m_l3_hdr_len_o  <= o_l3hl;
+        m_l3_end_o      <= 16'(o_l3end);
+        m_ip_frag_o     <= o_frag;
+        m_ipv4_hdr_ok_o <= o_hok;
+        m_l4_proto_o    <= o_proto;
+        m_l4_o          <= o_l4;
+        m_l4_off_o      <= o_l4off;
+        m_sport_o       <= o_sport;
+        m_dport_o       <= o_dport;
+        m_roce_o        <= o_roce;
+        m_bth_opcode_o  <= o_bop;
+        m_bth_dqpn_o    <= o_dqpn;
+        m_bth_psn_o     <= o_psn;
+        m_malformed_o   <= o_mal;
+        m_deep_o        <= o_deep;
+        m_src_ip_o      <= o_src;
+        m_dst_ip_o      <= o_dst;
+        m_l4_ok_o       <= o_cken && f_l4 == 16'hffff;
+        m_l4_bad_o      <= o_cken && f_l4 != 16'hffff;
+      end
     end
   end
 
