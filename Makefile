@@ -46,9 +46,14 @@ kernel:
 	 echo "[kernel] building modules for $$kver" && \
 	 rm -rf $(BUILD)/kernel/$(KVER_SERIES) && mkdir -p $(BUILD)/kernel/$(KVER_SERIES) && \
 	 cp -a kernel/. $(BUILD)/kernel/$(KVER_SERIES)/ && \
-	 $(MAKE) -s -C $$kdir M=$(BUILD)/kernel/$(KVER_SERIES)/drivers/net/ethernet/kite \
-	    KITE_INCLUDE=$(BUILD)/kernel/$(KVER_SERIES)/include W=1 modules 2>&1 | tee $(BUILD)/kernel/$(KVER_SERIES)/build.log && \
-	 ! grep -E 'warning:|error:' $(BUILD)/kernel/$(KVER_SERIES)/build.log
+	 b=$(BUILD)/kernel/$(KVER_SERIES) && \
+	 { $(MAKE) -s -C $$kdir M=$$b/drivers/net/ethernet/kite \
+	    KITE_INCLUDE=$$b/include W=1 modules && \
+	   $(MAKE) -s -C $$kdir M=$$b/drivers/infiniband/hw/kite \
+	    KITE_INCLUDE=$$b/include KBUILD_EXTRA_SYMBOLS=$$b/drivers/net/ethernet/kite/Module.symvers \
+	    W=1 modules; } 2>&1 | tee $$b/build.log && \
+	 [ -f $$b/drivers/infiniband/hw/kite/kite_ib.ko ] && \
+	 ! grep -E 'warning:|error:' $$b/build.log
 
 fabric:
 	@tools/setup/deps.sh build
