@@ -110,7 +110,7 @@ fetch() {
     local size
     size=$(du -sm "$tmp/root/lib/modules/$kver" | cut -f1)
     mke2fs -q -t ext4 -L kite-modules -O ^has_journal -E root_owner=0:0 \
-        -d "$tmp/root/lib/modules/$kver" "$tmp/modules.ext4" "$((size + size / 5 + 32))M"
+        -d "$tmp/root/lib/modules/$kver" "$tmp/modules.ext4" "$((size + size / 5 + 32))M" >&2
     rm -rf "$tmp"/*.deb "$tmp/root/boot"
     echo "$metaver" > "$tmp/metaver"
     echo "$kver" > "$tmp/kver"

@@ -18,7 +18,11 @@ cache=${KITE_CACHE:-/var/cache/kite}
 # The one list of guest packages. Changing it (or the recipe below) changes the
 # cache key. Keep it lean: CI builds this from scratch.
 ROOTFS_PACKAGES="iproute2 ethtool iperf3 tcpdump python3 pciutils kmod procps
-iputils-ping netcat-openbsd strace"
+iputils-ping netcat-openbsd strace
+perftest rdmacm-utils ibverbs-utils libnl-3-200 libnl-route-3-200 libudev1"
+# RDMA: Debian's perftest/rdmacm-utils/ibverbs-utils run on the rdma-core
+# 56.1 build with the Kite provider, which tests/vm/run.py --rdma lays over
+# the root at boot (payload rdma-core/, then ldconfig).
 ROOTFS_PACKAGES="$ROOTFS_PACKAGES ${KITE_ROOTFS_EXTRA_PACKAGES:-}"
 SUITE=bookworm
 RECIPE=3   # bump when the recipe below changes in a way the hash cannot see
@@ -105,7 +109,7 @@ customize "$tmp/root"
 size=$(du -sm "$tmp/root" | cut -f1)
 # sparse: free space for tests costs nothing on the host disk
 log "mke2fs -d (${size} MiB of files)"
-mke2fs -q -t ext4 -L kite-root -E root_owner=0:0 -d "$tmp/root" "$tmp/rootfs.ext4" "$((size + 1024))M"
+mke2fs -q -t ext4 -L kite-root -E root_owner=0:0 -d "$tmp/root" "$tmp/rootfs.ext4" "$((size + 1024))M" >&2
 echo "$pkgs" > "$tmp/packages"
 rm -rf --one-file-system "$tmp/root"
 touch "$tmp/.complete"
