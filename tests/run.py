@@ -37,6 +37,9 @@ SUITES = [
      ["model-build", "kernel-build", "qemu-build", "images"], True),
     ("vm-pair", ["python3", "tests/vm/run.py", "--topology", "pair"], "tap",
      ["model-build", "kernel-build", "qemu-build", "images", "fabric-build"], True),
+    ("rdma-core", ["tools/rdma-core/build.sh"], "step", ["deps"], True),
+    ("vm-rdma", ["python3", "tests/vm/run.py", "--topology", "b2b", "--rdma"], "tap",
+     ["model-build", "kernel-build", "qemu-build", "images", "rdma-core"], True),
     ("rtl", ["fpga/check.sh"], "tap", ["deps"], True),
 ]
 

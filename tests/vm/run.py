@@ -3,6 +3,9 @@
 
     tests/vm/run.py --topology b2b    one VM, two Kite cards back to back; runs the
                                       in-guest TAP scripts in tests/vm/guest/
+    tests/vm/run.py --topology b2b --rdma
+                                      the same for the RDMA scripts (*-rdma-*.sh), with
+                                      rdma-core 56.1 and the Kite provider in the guest
     tests/vm/run.py --topology pair   two VMs whose Kite cards meet in tools/fabric;
                                       host-driven checks across the fabric
 
@@ -14,6 +17,7 @@ import glob
 import os
 import re
 import shutil
+import subprocess
 import sys
 import time
 
@@ -41,9 +45,29 @@ class Tap:
             print(f"# {line}", flush=True)
 
 
-def build_payload(series):
-    """/kite in the guest: modules/ (our .ko files) and tests/ (guest scripts)."""
-    dst = os.path.join(ROOT, "build", "payload", series)
+# What of the rdma-core install tree the guest needs: libraries, providers,
+# tools, pyverbs; not headers, docs, diags or service files.
+RDMA_CORE_PARTS = ["usr/bin", "usr/lib/x86_64-linux-gnu", "usr/lib/python3", "etc/libibverbs.d", "etc/rdma"]
+
+
+def add_rdma_core(dst):
+    """rdma-core 56.1 with the Kite provider (tools/rdma-core/build.sh), laid over
+    the guest's root at boot by init.d/10-rdma-core, ahead of Debian's 44.0."""
+    inst = subprocess.run([os.path.join(ROOT, "tools", "rdma-core", "build.sh"), "--print-install"],
+                          check=True, stdout=subprocess.PIPE, text=True).stdout.strip().splitlines()[-1]
+    for part in RDMA_CORE_PARTS:
+        src = os.path.join(inst, part)
+        if os.path.exists(src):
+            shutil.copytree(src, os.path.join(dst, "rdma-core", part), symlinks=True)
+    os.makedirs(os.path.join(dst, "init.d"), exist_ok=True)
+    with open(os.path.join(dst, "init.d", "10-rdma-core"), "w") as f:
+        f.write("cp -a /kite/rdma-core/. / && ldconfig\n")
+
+
+def build_payload(series, rdma=False):
+    """/kite in the guest: modules/ (our .ko files) and tests/ (guest scripts);
+    with rdma, also rdma-core/ and init.d/ (add_rdma_core)."""
+    dst = os.path.join(ROOT, "build", "payload", series + ("-rdma" if rdma else ""))
     shutil.rmtree(dst, ignore_errors=True)
     os.makedirs(os.path.join(dst, "modules"))
     kos = glob.glob(os.path.join(ROOT, "build", "kernel", series, "**", "*.ko"), recursive=True)
@@ -52,11 +76,15 @@ def build_payload(series):
     for ko in kos:
         shutil.copy(ko, os.path.join(dst, "modules"))
     shutil.copytree(os.path.join(HERE, "guest"), os.path.join(dst, "tests"))
+    if rdma:
+        add_rdma_core(dst)
     return dst
 
 
 def run_guest_scripts(args, tap, payload):
     scripts = sorted(glob.glob(os.path.join(HERE, "guest", "[0-9]*.sh")))
+    # RDMA scripts need rdma-core in the payload: they run with --rdma only.
+    scripts = [s for s in scripts if ("-rdma-" in os.path.basename(s)) == args.rdma]
     if args.only:
         scripts = [s for s in scripts if any(o in os.path.basename(s) for o in args.only)]
     topo = None
@@ -171,8 +199,10 @@ def main():
     ap.add_argument("--mem", type=int, default=1024)
     ap.add_argument("--timeout", type=int, default=600, help="per guest script, seconds")
     ap.add_argument("--only", action="append", help="run only guest scripts whose name contains this")
+    ap.add_argument("--rdma", action="store_true",
+                    help="b2b: run the RDMA scripts (*-rdma-*.sh) with rdma-core in the payload")
     args = ap.parse_args()
-    payload = build_payload(args.kernel)
+    payload = build_payload(args.kernel, rdma=args.rdma)
     tap = Tap()
     print("TAP version 13", flush=True)
     if args.topology == "b2b":
