@@ -1,0 +1,488 @@
+// TX offload engine over a 512-bit AXI-Stream: IPv4 header checksum, L4
+// checksum insertion (Linux CHECKSUM_PARTIAL: csum_start / csum_offset) and
+// 802.1Q tag insertion, byte for byte as the model's kite::tx_l3_csum,
+// kite::tx_l4_csum and kite::tx_vlan_insert (fpga/model/txp/txoffload.cpp),
+// applied in that order.
+//
+// Input: the gathered frame (no FCS), with the WQE's Ethernet segment
+// (kite_pkg::wqe_eth_t, 128 bits) on every beat, sampled on the first.
+// Output: the frame to the MAC (which appends the FCS).
+//
+// The L4 checksum field lies before the data it covers, so the engine is
+// store-and-forward: beats go into a BUF_BEATS x 512-bit block RAM while the
+// ones-complement sum from csum_start runs alongside; when the last beat has
+// been summed, a per-frame record (patch positions and values) is queued and
+// the readout patches the fields on the way out. Reading and writing overlap,
+// so the buffer sustains one beat per cycle in and out once it holds a frame.
+//
+// Rules (the model's):
+// * L3_CSUM: the first IPv4 header after at most two 802.1Q/802.1ad tags
+//   (version 4, IHL >= 5, header inside the frame) gets its checksum; other
+//   frames pass unchanged.
+// * L4_CSUM: if csum_start < len and csum_start + csum_offset + 2 <= len, the
+//   complement of the sum from csum_start to the end (the field holds the
+//   pseudo-header sum; an odd csum_start sums byte-swapped words) is stored at
+//   csum_start + csum_offset; a result of 0 with csum_offset 6 (UDP) is sent
+//   as 0xffff. The sum sees the IPv4 checksum already filled (the model
+//   computes L3 first): its contribution is corrected arithmetically.
+// * VLAN_INSERT: a tag (0x8100, vlan_tci) after the MAC addresses, last.
+module kite_txp #(
+  parameter int unsigned DATA_W     = 512,
+  parameter int unsigned BUF_BEATS  = 512,   // 32 KiB: three 9022-byte frames
+  parameter int unsigned MAX_FRAMES = 32     // frames between input and output
+) (
+  input  logic                clk_i,
+  input  logic                rst_ni,
+
+  input  logic                s_valid_i,
+  output logic                s_ready_o,
+  input  logic [DATA_W-1:0]   s_data_i,
+  input  logic [DATA_W/8-1:0] s_keep_i,      // contiguous from lane 0
+  input  logic                s_last_i,
+  input  logic [127:0]        s_eth_i,       // kite_pkg::wqe_eth_t
+
+  output logic                m_valid_o,
+  input  logic                m_ready_i,
+  output logic [DATA_W-1:0]   m_data_o,
+  output logic [DATA_W/8-1:0] m_keep_o,
+  output logic                m_last_o
+);
+
+  localparam int unsigned NB  = DATA_W / 8;
+  localparam int unsigned CW  = $clog2(NB) + 1;    // byte count 0..64
+  localparam int unsigned AW  = $clog2(BUF_BEATS);
+  localparam int unsigned FW  = $clog2(MAX_FRAMES);
+  localparam int unsigned PW  = 17;
+  localparam int unsigned WIN = 2 * DATA_W;
+
+  // wqe_eth_t fields (flat: yosys 0.23 and packed structs in ports).
+  // Not every wqe_eth field concerns this block (mss / hdr_len: LSO).
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [127:0] eth;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign eth = s_eth_i;
+  logic       e_l3, e_l4, e_vlan;
+  logic [15:0] e_start, e_off, e_tci;
+  assign e_l3    = eth[0];
+  assign e_l4    = eth[1];
+  assign e_vlan  = eth[3];
+  assign e_start = eth[47:32];
+  assign e_off   = eth[63:48];
+  assign e_tci   = eth[95:80];
+
+  function automatic logic [15:0] rd16(input logic [WIN-1:0] w, input logic [6:0] p);
+    rd16 = {w[8*p +: 8], w[8*p+8 +: 8]};
+  endfunction
+
+  // ================================================================ ingest
+  logic              in_frame_q, bidx1_q;
+  logic [PW-1:0]     base_q, len_q;
+  logic [DATA_W-1:0] hdr0_q;
+  logic              first, wc, take;
+  logic [DATA_W-1:0] d;
+  logic [CW-1:0]     cnt;
+  logic [AW:0]       wr_ptr_q, rd_ptr_q;
+  logic [FW:0]       frames_q;            // frames started and not yet read out
+  logic              frame_done;          // readout finished a frame
+
+  assign first = !in_frame_q;
+  assign wc    = first ? s_last_i : bidx1_q;
+
+  always_comb begin
+    cnt = '0;
+    for (int i = 0; i < NB; i++) begin
+      d[8*i +: 8] = s_keep_i[i] ? s_data_i[8*i +: 8] : 8'd0;
+      cnt = cnt + CW'(s_keep_i[i]);
+    end
+  end
+
+  // Room for the beat; a new frame also needs a record slot.
+  assign s_ready_o = (wr_ptr_q - rd_ptr_q) < (AW+1)'(BUF_BEATS) &&
+                     (!first || frames_q < (FW+1)'(MAX_FRAMES));
+  assign take      = s_valid_i && s_ready_o;
+
+  // Per-frame request, latched on the first beat.
+  logic        rq_l3_q, rq_l4_q, rq_vlan_q;
+  logic [15:0] rq_start_q, rq_off_q, rq_tci_q;
+  logic        rq_l3, rq_l4, rq_vlan;
+  logic [15:0] rq_start, rq_off, rq_tci;
+  assign rq_l3    = first ? e_l3 : rq_l3_q;
+  assign rq_l4    = first ? e_l4 : rq_l4_q;
+  assign rq_vlan  = first ? e_vlan : rq_vlan_q;
+  assign rq_start = first ? e_start : rq_start_q;
+  assign rq_off   = first ? e_off : rq_off_q;
+  assign rq_tci   = first ? e_tci : rq_tci_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      in_frame_q <= 1'b0;
+      bidx1_q    <= 1'b0;
+      base_q     <= '0;
+      len_q      <= '0;
+      wr_ptr_q   <= '0;
+      frames_q   <= '0;
+    end else begin
+      if (take) begin
+        in_frame_q <= !s_last_i;
+        bidx1_q    <= first && !s_last_i;
+        base_q     <= (first ? '0 : base_q) + PW'(NB);
+        len_q      <= (first ? '0 : len_q) + PW'(cnt);
+        wr_ptr_q   <= wr_ptr_q + 1'b1;
+      end
+      frames_q <= frames_q + (FW+1)'(take && first) - (FW+1)'(frame_done);
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (take && first) begin
+      hdr0_q     <= d;
+      rq_l3_q    <= e_l3;
+      rq_l4_q    <= e_l4;
+      rq_vlan_q  <= e_vlan;
+      rq_start_q <= e_start;
+      rq_off_q   <= e_off;
+      rq_tci_q   <= e_tci;
+    end
+  end
+
+  // Frame buffer: data, byte count, last.
+  logic [DATA_W+CW:0] buf_mem [BUF_BEATS];
+  always_ff @(posedge clk_i) begin
+    if (take) buf_mem[wr_ptr_q[AW-1:0]] <= {s_last_i, cnt, d};
+  end
+
+  // ---------------------------------------------------------------- I1
+  logic              i1_v_q, i1_first_q, i1_last_q, i1_wc_q;
+  logic [DATA_W-1:0] i1_d_q;
+  logic [WIN-1:0]    i1_win_q;
+  logic [PW-1:0]     i1_base_q, i1_len_q;
+  logic              i1_l3_q, i1_l4_q, i1_vlan_q;
+  logic [15:0]       i1_start_q, i1_off_q, i1_tci_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) i1_v_q <= 1'b0;
+    else i1_v_q <= take;
+  end
+
+  always_ff @(posedge clk_i) begin
+    i1_first_q <= first;
+    i1_last_q  <= s_last_i;
+    i1_wc_q    <= wc;
+    i1_d_q     <= d;
+    i1_win_q   <= first ? {{DATA_W{1'b0}}, d} : {d, hdr0_q};
+    i1_base_q  <= first ? '0 : base_q;
+    i1_len_q   <= (first ? '0 : len_q) + PW'(cnt);
+    i1_l3_q    <= rq_l3;
+    i1_l4_q    <= rq_l4;
+    i1_vlan_q  <= rq_vlan;
+    i1_start_q <= rq_start;
+    i1_off_q   <= rq_off;
+    i1_tci_q   <= rq_tci;
+  end
+
+  // I1 -> I2: L4 partial sums (absolute alignment: even positions are high
+  // bytes) of the bytes at or after csum_start; bytes past the end are 0.
+  logic [8*18-1:0] psum;
+  logic [PW-1:0]   pos;
+  logic [15:0]     w16;
+  always_comb begin
+    psum = '0;
+    for (int w = 0; w < NB / 2; w++) begin
+      w16 = '0;
+      for (int h = 0; h < 2; h++) begin
+        pos = i1_base_q + PW'(2 * w + h);
+        if (pos >= PW'(i1_start_q)) w16[8*(1-h) +: 8] = i1_d_q[8*(2*w+h) +: 8];
+      end
+      psum[18*(w/4) +: 18] = psum[18*(w/4) +: 18] + 18'(w16);
+    end
+  end
+
+  // I1 -> I2: the IPv4 header (kite::tx_l3_csum's find_l3) from the window.
+  // Every length it compares is below 128, so the window knows it exactly.
+  logic          t1, t2, v4;
+  logic [4:0]    l3off;
+  logic [15:0]   et;
+  logic [3:0]    ihl;
+  logic [8*60-1:0] l3w;
+  logic [20:0]   hsum;
+  function automatic logic short_of(input logic last, input logic [PW-1:0] len, input logic [6:0] t);
+    short_of = last && len < PW'(t);
+  endfunction
+
+  always_comb begin
+    t1    = rd16(i1_win_q, 7'd12) == 16'h8100 || rd16(i1_win_q, 7'd12) == 16'h88a8;
+    t2    = t1 && (rd16(i1_win_q, 7'd16) == 16'h8100 || rd16(i1_win_q, 7'd16) == 16'h88a8);
+    l3off = t2 ? 5'd22 : (t1 ? 5'd18 : 5'd14);
+    et    = t2 ? rd16(i1_win_q, 7'd20) : (t1 ? rd16(i1_win_q, 7'd16) : rd16(i1_win_q, 7'd12));
+    l3w   = t2 ? i1_win_q[8*22 +: 8*60] : (t1 ? i1_win_q[8*18 +: 8*60] : i1_win_q[8*14 +: 8*60]);
+    ihl   = l3w[3:0];
+    v4    = !short_of(i1_last_q, i1_len_q, 7'd14) &&
+            !(t1 && short_of(i1_last_q, i1_len_q, 7'd18)) &&
+            !(t2 && short_of(i1_last_q, i1_len_q, 7'd22)) &&
+            et == 16'h0800 && !short_of(i1_last_q, i1_len_q, 7'(l3off) + 7'd20) && l3w[7:4] == 4'd4 &&
+            ihl >= 4'd5 && !short_of(i1_last_q, i1_len_q, 7'(l3off) + {1'b0, ihl, 2'b00});
+    hsum  = '0;
+    for (int w = 0; w < 30; w++) begin
+      if (w != 5 && 6'(w) < {1'b0, ihl, 1'b0}) hsum = hsum + 21'({l3w[16*w +: 8], l3w[16*w+8 +: 8]});
+    end
+  end
+
+  // ---------------------------------------------------------------- I2
+  logic              i2_v_q, i2_first_q, i2_last_q, i2_wc_q;
+  logic [8*18-1:0]   i2_psum_q;
+  logic [PW-1:0]     i2_len_q;
+  logic              i2_l3_q, i2_l4_q, i2_vlan_q;
+  logic [15:0]       i2_start_q, i2_off_q, i2_tci_q;
+  logic              i2_v4_q;
+  logic [4:0]        i2_l3off_q;
+  logic [20:0]       i2_hsum_q;
+  logic [15:0]       i2_hold_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) i2_v_q <= 1'b0;
+    else i2_v_q <= i1_v_q;
+  end
+
+  always_ff @(posedge clk_i) begin
+    i2_first_q <= i1_first_q;
+    i2_last_q  <= i1_last_q;
+    i2_wc_q    <= i1_wc_q;
+    i2_psum_q  <= psum;
+    i2_len_q   <= i1_len_q;
+    i2_l3_q    <= i1_l3_q;
+    i2_l4_q    <= i1_l4_q;
+    i2_vlan_q  <= i1_vlan_q;
+    i2_start_q <= i1_start_q;
+    i2_off_q   <= i1_off_q;
+    i2_tci_q   <= i1_tci_q;
+    i2_v4_q    <= v4;
+    i2_l3off_q <= l3off;
+    i2_hsum_q  <= hsum;
+    i2_hold_q  <= {l3w[8*10 +: 8], l3w[8*11 +: 8]};
+  end
+
+  // I2: accumulate; the header facts of the frame (kept from its window beat).
+  logic [31:0] acc_q, acc;
+  logic [20:0] bsum;
+  logic        ctx_v4_q, x_v4;
+  logic [4:0]  ctx_l3off_q, x_l3off;
+  logic [20:0] ctx_hsum_q, x_hsum;
+  logic [15:0] ctx_hold_q, x_hold;
+
+  always_comb begin
+    bsum = '0;
+    for (int g = 0; g < 8; g++) bsum = bsum + 21'(i2_psum_q[18*g +: 18]);
+    acc     = (i2_first_q ? 32'd0 : acc_q) + 32'(bsum);
+    x_v4    = i2_wc_q ? i2_v4_q : ctx_v4_q;
+    x_l3off = i2_wc_q ? i2_l3off_q : ctx_l3off_q;
+    x_hsum  = i2_wc_q ? i2_hsum_q : ctx_hsum_q;
+    x_hold  = i2_wc_q ? i2_hold_q : ctx_hold_q;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (i2_v_q) acc_q <= acc;
+    if (i2_v_q && i2_wc_q) begin
+      ctx_v4_q    <= i2_v4_q;
+      ctx_l3off_q <= i2_l3off_q;
+      ctx_hsum_q  <= i2_hsum_q;
+      ctx_hold_q  <= i2_hold_q;
+    end
+  end
+
+  // ---------------------------------------------------------------- I3: the frame's record
+  logic              i3_v_q;
+  logic [31:0]       i3_acc_q;
+  logic [PW-1:0]     i3_len_q;
+  logic              i3_l3_q, i3_l4_q, i3_vlan_q, i3_v4_q;
+  logic [15:0]       i3_start_q, i3_off_q, i3_tci_q, i3_hold_q;
+  logic [4:0]        i3_l3off_q;
+  logic [20:0]       i3_hsum_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) i3_v_q <= 1'b0;
+    else i3_v_q <= i2_v_q && i2_last_q;
+  end
+
+  always_ff @(posedge clk_i) begin
+    i3_acc_q   <= acc;
+    i3_len_q   <= i2_len_q;
+    i3_l3_q    <= i2_l3_q;
+    i3_l4_q    <= i2_l4_q;
+    i3_vlan_q  <= i2_vlan_q;
+    i3_start_q <= i2_start_q;
+    i3_off_q   <= i2_off_q;
+    i3_tci_q   <= i2_tci_q;
+    i3_v4_q    <= x_v4;
+    i3_l3off_q <= x_l3off;
+    i3_hsum_q  <= x_hsum;
+    i3_hold_q  <= x_hold;
+  end
+
+  logic        do3, do4;
+  logic [15:0] hnew, v0, v4c, l4v;
+  logic [PW-1:0] q3, p4;
+  logic [31:0] tadj;
+  logic [16:0] c_old, c_new;
+
+  always_comb begin
+    do3  = i3_l3_q && i3_v4_q;
+    hnew = ~kite_rtl_pkg::oc_fold32(32'(i3_hsum_q));
+    q3   = PW'(i3_l3off_q) + PW'(10);
+    // The IPv4 checksum field's share of the L4 sum, before and after.
+    c_old = '0;
+    c_new = '0;
+    if (do3) begin
+      if (q3 >= PW'(i3_start_q)) begin
+        c_old = c_old + {1'b0, i3_hold_q[15:8], 8'd0};
+        c_new = c_new + {1'b0, hnew[15:8], 8'd0};
+      end
+      if (q3 + PW'(1) >= PW'(i3_start_q)) begin
+        c_old = c_old + 17'(i3_hold_q[7:0]);
+        c_new = c_new + 17'(hnew[7:0]);
+      end
+    end
+    tadj = i3_acc_q - 32'(c_old) + 32'(c_new);
+    v0   = ~kite_rtl_pkg::oc_fold32(tadj);
+    v4c  = i3_start_q[0] ? {v0[7:0], v0[15:8]} : v0;
+    l4v  = (i3_off_q == 16'd6 && v4c == 16'd0) ? 16'hffff : v4c;
+    p4   = PW'(i3_start_q) + PW'(i3_off_q);
+    do4  = i3_l4_q && PW'(i3_start_q) < i3_len_q && p4 + PW'(2) <= i3_len_q;
+  end
+
+  // Record queue (one entry per frame, LUT RAM).
+  localparam int unsigned MW = 1 + 5 + 16 + 1 + PW + 16 + 1 + 16 + PW;
+  logic [MW-1:0] meta_mem [MAX_FRAMES];
+  logic [FW:0]   mwr_q, mrd_q;
+  logic [MW-1:0] meta;
+  logic          meta_pop;
+
+  always_ff @(posedge clk_i) begin
+    if (i3_v_q) meta_mem[mwr_q[FW-1:0]] <= {do3, i3_l3off_q, hnew, do4, p4, l4v, i3_vlan_q, i3_tci_q,
+                                            (i3_len_q + PW'(NB - 1)) >> 6};
+  end
+  assign meta = meta_mem[mrd_q[FW-1:0]];
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      mwr_q <= '0;
+      mrd_q <= '0;
+    end else begin
+      if (i3_v_q) mwr_q <= mwr_q + 1'b1;
+      if (meta_pop) mrd_q <= mrd_q + 1'b1;
+    end
+  end
+
+  // ================================================================ readout
+  // R: buffer read (registered RAM output) with the frame's record.
+  // V: tag insertion (a 4-byte shift and, sometimes, one extra beat).
+  logic               r_v_q, r_take, r_adv, r_issue;
+  logic [DATA_W+CW:0] r_word_q;
+  logic [MW-1:0]      r_meta_q;
+  logic [PW-1:0]      rbase_q, r_base_q;
+  logic               rd_last;
+
+  // The record knows the frame's beat count: the RAM needs no second read port.
+  assign rd_last = rbase_q + PW'(NB) >= meta[PW-1:0] << 6;
+  assign r_adv   = !r_v_q || r_take;
+  assign r_issue = r_adv && mwr_q != mrd_q;     // a whole frame is in the buffer
+  assign meta_pop = r_issue && rd_last;
+  assign frame_done = meta_pop;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      r_v_q    <= 1'b0;
+      rd_ptr_q <= '0;
+      rbase_q  <= '0;
+    end else if (r_adv) begin
+      r_v_q <= r_issue;
+      if (r_issue) begin
+        rd_ptr_q <= rd_ptr_q + 1'b1;
+        rbase_q  <= rd_last ? '0 : rbase_q + PW'(NB);
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (r_adv) begin
+      r_word_q <= buf_mem[rd_ptr_q[AW-1:0]];
+      r_meta_q <= meta;
+      r_base_q <= rbase_q;
+    end
+  end
+
+  // Patch the checksum fields of the beat in R (L4 wins where they overlap).
+  logic              m_do3, m_do4, m_vlan;
+  logic [4:0]        m_l3off;
+  logic [15:0]       m_hnew, m_l4v, m_tci;
+  logic [PW-1:0]     m_p4, d3, d4;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [PW-1:0]     m_nbeats;        // used at the read port
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [DATA_W-1:0] pd;
+  logic [CW-1:0]     r_cnt;
+  logic              r_last;
+
+  always_comb begin
+    {m_do3, m_l3off, m_hnew, m_do4, m_p4, m_l4v, m_vlan, m_tci, m_nbeats} = r_meta_q;
+    {r_last, r_cnt, pd} = r_word_q;
+    d3 = PW'(m_l3off) + PW'(10) - r_base_q;
+    d4 = m_p4 - r_base_q;
+    for (int i = 0; i < NB; i++) begin
+      if (m_do3 && d3 == PW'(i)) pd[8*i +: 8] = m_hnew[15:8];
+      if (m_do3 && d3 + PW'(1) == PW'(i)) pd[8*i +: 8] = m_hnew[7:0];
+      if (m_do4 && d4 == PW'(i)) pd[8*i +: 8] = m_l4v[15:8];
+      if (m_do4 && d4 + PW'(1) == PW'(i)) pd[8*i +: 8] = m_l4v[7:0];
+    end
+  end
+
+  // V: output register. With a tag, beat 0 becomes bytes 0..11, the tag,
+  // bytes 12..59; beat k > 0 the last 4 bytes of beat k-1 and 60 of beat k.
+  logic              o_en, extra_q;
+  logic [31:0]       carry_q;
+  logic [CW-1:0]     extra_cnt_q;
+  logic              r_first;
+
+  assign o_en   = !m_valid_o || m_ready_i;
+  assign r_take = o_en && r_v_q && !extra_q;
+  assign r_first = r_base_q == '0;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      m_valid_o <= 1'b0;
+      extra_q   <= 1'b0;
+    end else if (o_en) begin
+      if (extra_q) begin
+        m_valid_o <= 1'b1;
+        extra_q   <= 1'b0;
+      end else begin
+        m_valid_o <= r_v_q;
+        extra_q   <= r_v_q && m_vlan && r_last && r_cnt > CW'(NB - 4);
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (o_en) begin
+      if (extra_q) begin
+        m_data_o <= {{(DATA_W-32){1'b0}}, carry_q};
+        m_keep_o <= (NB)'((65'd1 << extra_cnt_q) - 65'd1);
+        m_last_o <= 1'b1;
+      end else if (r_take) begin
+        if (!m_vlan) begin
+          m_data_o <= pd;
+          m_keep_o <= (NB)'((65'd1 << r_cnt) - 65'd1);
+          m_last_o <= r_last;
+        end else begin
+          if (r_first) m_data_o <= {pd[DATA_W-32-1:96], 16'(m_tci[7:0]) << 8 | 16'(m_tci[15:8]),
+                                    16'h0081, pd[95:0]};
+          else         m_data_o <= {pd[DATA_W-32-1:0], carry_q};
+          m_keep_o <= r_last && r_cnt <= CW'(NB - 4) ? (NB)'((65'd1 << (r_cnt + CW'(4))) - 65'd1) : '1;
+          m_last_o <= r_last && r_cnt <= CW'(NB - 4);
+        end
+        carry_q     <= pd[DATA_W-32 +: 32];
+        extra_cnt_q <= r_cnt - CW'(NB - 4);
+      end
+    end
+  end
+
+endmodule : kite_txp
