@@ -867,13 +867,19 @@ void Roce::rx_response(uint32_t qpn, const Pkt &k) {
         if (d < 0)
             return;  // duplicate
         if (d > 0) {
-            // A response went missing: ask again from the gap.
+            // A response went missing: ask again from the gap, once. The
+            // rest of the burst is out of sequence too; re-requesting for
+            // each of its packets would multiply the responses (a lost
+            // re-request is left to the ACK timeout).
             q.stats.out_of_sequence++;
             pstats(q.port).out_of_sequence++;
-            if (w->sent)
+            if (w->sent && !w->rd_rerequested) {
+                w->rd_rerequested = true;
                 rewind(qpn, expect);
+            }
             return;
         }
+        w->rd_rerequested = false;
         const bool last = op == READ_RESP_LAST || op == READ_RESP_ONLY;
         uint32_t left = w->len - w->read_off;
         if (k.paylen > left || (!last && k.paylen != mtu) || (last && k.paylen != left))

@@ -46,6 +46,7 @@ private:
         uint32_t first_psn = 0, npkts = 0;
         uint32_t sent = 0;          // packets sent (READ/atomic: request sent)
         uint32_t read_off = 0;      // READ: bytes received
+        bool rd_rerequested = false;  // READ: asked again for a gap, no progress since
         bool done = false;
         uint8_t status = 0;         // cqe_status when done
         uint32_t syndrome = 0;
