@@ -14,8 +14,24 @@ files=$(git ls-files 'kernel/*.c' 'kernel/*.h' | grep -v '/kite_hw\.h$')
 if [ -z "$checkpatch" ]; then
     not_ok "checkpatch.pl available"
 else
+    # --no-tree cannot seed checkpatch's list of CamelCase names the kernel
+    # itself defines (in a kernel tree it reads include/): drop CAMELCASE
+    # checks whose identifier occurs in the target kernel's headers
+    # (ethtool's IEEE 802.3 counter names, link-mode names), keep the rest.
+    kinc=$(tools/vm/kernel.sh 6.12 --print-kdir 2>/dev/null)
+    kinc=$(ls -d "${kinc%-amd64}"-common/include 2>/dev/null || true)
+    kernel_camel() {
+        local line id
+        while IFS= read -r line; do
+            id=$(echo "$line" | sed -n 's/.*CAMELCASE: Avoid CamelCase: <\(.*\)>.*/\1/p')
+            if [ -n "$id" ] && [ -n "$kinc" ] && grep -rqF -- "$id" "$kinc/linux/ethtool.h" "$kinc/uapi/linux/ethtool.h"; then
+                continue
+            fi
+            echo "$line"
+        done
+    }
     for f in $files; do
-        out=$(perl "$checkpatch" --strict --no-tree --terse --show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "$f" 2>&1)
+        out=$(perl "$checkpatch" --strict --no-tree --terse --show-types --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "$f" 2>&1 | kernel_camel)
         if echo "$out" | grep -qE '(ERROR|WARNING|CHECK):'; then
             not_ok "checkpatch --strict $f"; echo "$out" | grep -E '(ERROR|WARNING|CHECK):' | show
         else
@@ -32,11 +48,13 @@ build() {
     tmp=$(mktemp -d)
     cp -a kernel/. "$tmp/"
     local rc=0
+    # kite_ib.ko links against kite.ko's exports (its Module.symvers).
+    local extra=()
     for m in drivers/net/ethernet/kite drivers/infiniband/hw/kite; do
         [ -d "$tmp/$m" ] || continue
-        out=$(make -s -C "$kdir" M="$tmp/$m" KITE_INCLUDE="$tmp/include" "$@" modules 2>&1) || rc=1
-        [ -f "$tmp/drivers/net/ethernet/kite/Module.symvers" ] && cp "$tmp/drivers/net/ethernet/kite/Module.symvers" "$tmp/$m/" 2>/dev/null
-        echo "$out" | grep -E 'warning|error' && rc=1
+        out=$(make -s -C "$kdir" M="$tmp/$m" KITE_INCLUDE="$tmp/include" "${extra[@]}" "$@" modules 2>&1) || rc=1
+        extra=(KBUILD_EXTRA_SYMBOLS="$tmp/drivers/net/ethernet/kite/Module.symvers")
+        echo "$out" | grep -iE 'warning|error' && rc=1
     done
     rm -rf "$tmp"
     return $rc

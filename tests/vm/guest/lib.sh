@@ -88,5 +88,30 @@ kstat() { ip netns exec "$1" ethtool -S kite0 | awk -v k="$2:" '$1 == k { print 
 
 dmesg_clean() {
 	# no warnings, oopses or leaks reported since the test began
-	! dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|page_pool_release_retry|leak|refcount_t|kite.*(timeout|timed out)'
+	! dmesg | grep -E 'WARNING:|BUG:|Oops|general protection|page_pool_release_retry|leak|refcount_t|hw csum failure|kite.*(timeout|timed out)'
 }
+
+# qsum NS REGEX: sum of the ethtool -S counters of kite0 in NS whose name matches REGEX
+qsum() { ip netns exec "$1" ethtool -S kite0 | awk -v re="$2" '{ n = $1; sub(/:$/, "", n) } n ~ re { s += $2 } END { print s + 0 }'; }
+
+# snmp NS FILE FIELD: a counter from /proc/net/snmp (FILE snmp: "Udp:InCsumErrors") or snmp6
+snmp() {
+	if [ "$2" = snmp6 ]; then
+		ip netns exec "$1" awk -v k="$3" '$1 == k { print $2 }' /proc/net/snmp6
+	else
+		ip netns exec "$1" awk -v k="$3" 'BEGIN { split(k, a, ":") }
+			$1 == a[1] ":" { if (!h) { for (i = 2; i <= NF; i++) if ($i == a[2]) c = i; h = 1 } else print $c }' /proc/net/snmp
+	fi
+}
+
+# capture NS FILE FILTER...: tcpdump on kite0 in NS, whole frames, in the background
+capture() {
+	local ns=$1 file=$2 i
+	shift 2
+	rm -f "$file" "$file.err"
+	ip netns exec "$ns" tcpdump -i kite0 -s 0 -U --immediate-mode -Z root -w "$file" "$@" 2> "$file.err" &
+	CAPTURE_PID=$!
+	for i in $(seq 50); do grep -q listening "$file.err" 2>/dev/null && return 0; sleep 0.1; done
+	return 1
+}
+capture_stop() { sleep 1; kill -INT "$CAPTURE_PID" 2>/dev/null; wait "$CAPTURE_PID" 2>/dev/null; return 0; }

@@ -5,6 +5,8 @@
 
 #include <linux/bitfield.h>
 #include <linux/completion.h>
+#include <linux/dim.h>
+#include <linux/if_vlan.h>
 #include <linux/interrupt.h>
 #include <linux/kite/kite_aux.h>
 #include <linux/kite/kite_hw.h>
@@ -50,6 +52,17 @@
 #define KITE_RX_MAX_SGE		8
 
 #define KITE_MAX_MAC_FILTERS	64
+
+/* Interrupt moderation defaults (ethtool -C). */
+#define KITE_DEF_RX_USECS	8
+#define KITE_DEF_RX_FRAMES	32
+#define KITE_DEF_TX_USECS	16
+#define KITE_DEF_TX_FRAMES	64
+#define KITE_MAX_MOD_USECS	4095
+#define KITE_MAX_MOD_FRAMES	0xffff
+
+/* ethtool -d: the register file up to SCRATCH, then the port counters. */
+#define KITE_REGS_DUMP_WORDS	(KITE_REG_SCRATCH / 4 + 1)
 
 struct kite_dev;
 struct kite_priv;
@@ -112,6 +125,8 @@ struct kite_tx_stats {
 	u64 dropped;
 	u64 errors;
 	u64 nofcs;
+	u64 uso;
+	u64 bad_gso;
 	struct u64_stats_sync syncp;
 };
 
@@ -120,6 +135,7 @@ struct kite_rx_stats {
 	u64 bytes;
 	u64 csum_ok;
 	u64 csum_bad;
+	u64 csum_complete;
 	u64 multi_sge;
 	u64 alloc_fail;
 	u64 errors;
@@ -170,6 +186,16 @@ struct kite_channel {
 	struct kite_rxq rxq;
 	struct kite_tx_stats tx_stats;
 	struct kite_rx_stats rx_stats;
+	struct dim rx_dim;		/* adaptive RX moderation */
+	u16 dim_events;
+};
+
+struct kite_coal {
+	u16 rx_usecs;
+	u16 rx_frames;
+	u16 tx_usecs;
+	u16 tx_frames;
+	bool rx_adaptive;
 };
 
 struct kite_priv {
@@ -187,6 +213,10 @@ struct kite_priv {
 	u32 rss_indir[KITE_RSS_TABLE_SIZE];
 	u32 rss_id;
 	bool rss_valid;
+	u8 rss_fields;
+	struct kite_coal coal;
+	unsigned long active_vlans[BITS_TO_LONGS(VLAN_N_VID)];
+	bool vlan_filter;		/* NETIF_F_HW_VLAN_CTAG_FILTER wanted */
 	struct work_struct rx_mode_work;
 	struct work_struct recover_work;
 	struct mutex rx_mode_lock;	/* serialises the filter shadow */
@@ -268,6 +298,7 @@ void kite_cmd_use_events(struct kite_dev *kdev, bool on);
 int kite_destroy_obj(struct kite_dev *kdev, u16 opcode, u32 id);
 int kite_query_port(struct kite_dev *kdev, struct kite_port_info *info);
 int kite_set_port(struct kite_dev *kdev, u16 mask, bool admin_up, u16 mtu);
+int kite_set_port_info(struct kite_dev *kdev, struct kite_port_info *in);
 
 /* kite_eq.c */
 int kite_eqs_init(struct kite_dev *kdev);
@@ -295,8 +326,14 @@ void kite_netdev_queue_error(struct kite_dev *kdev);
 int kite_reconfigure(struct kite_priv *priv, u32 channels, u32 tx_ring,
 		     u32 rx_ring, int mtu);
 int kite_query_port_stats(struct kite_priv *priv, struct kite_port_stats *st);
+int kite_rss_set(struct kite_priv *priv);
+int kite_cq_moderate(struct kite_dev *kdev, struct kite_cq *cq, u16 usecs,
+		     u16 frames);
+int kite_apply_coalesce(struct kite_priv *priv);
+void kite_dim_work(struct work_struct *work);
 
 /* kite_txrx.c */
+u32 kite_gso_hlen(const struct sk_buff *skb);
 netdev_tx_t kite_start_xmit(struct sk_buff *skb, struct net_device *netdev);
 int kite_napi_poll(struct napi_struct *napi, int budget);
 int kite_rxq_fill(struct kite_rxq *rxq);
@@ -306,6 +343,8 @@ u32 kite_rx_nsge(int mtu);
 
 /* kite_ethtool.c */
 void kite_set_ethtool_ops(struct net_device *netdev);
+int kite_rxfh_get(struct net_device *netdev, u32 *indir, u8 *key);
+int kite_rxfh_set(struct net_device *netdev, const u32 *indir, const u8 *key);
 
 /* kite_devlink.c */
 struct kite_dev *kite_devlink_alloc(struct device *dev);

@@ -218,3 +218,10 @@ int kite_set_port(struct kite_dev *kdev, u16 mask, bool admin_up, u16 mtu)
 	return kite_cmd_exec(kdev, KITE_CMD_OPCODE_SET_PORT, &in, sizeof(in),
 			     NULL, 0);
 }
+
+int kite_set_port_info(struct kite_dev *kdev, struct kite_port_info *in)
+{
+	in->port = kdev->port;
+	return kite_cmd_exec(kdev, KITE_CMD_OPCODE_SET_PORT, in, sizeof(*in),
+			     NULL, 0);
+}

@@ -40,4 +40,40 @@ static inline void ethtool_puts(u8 **data, const char *str)
 }
 #endif
 
+/* 6.8 passes RSS parameters in struct ethtool_rxfh_param. */
+#ifdef KITE_HAVE_RXFH_PARAM
+static inline int kite_get_rxfh(struct net_device *netdev,
+				struct ethtool_rxfh_param *rxfh)
+{
+	rxfh->hfunc = ETH_RSS_HASH_TOP;
+	return kite_rxfh_get(netdev, rxfh->indir, rxfh->key);
+}
+
+static inline int kite_set_rxfh(struct net_device *netdev,
+				struct ethtool_rxfh_param *rxfh,
+				struct netlink_ext_ack *extack)
+{
+	if (rxfh->hfunc != ETH_RSS_HASH_NO_CHANGE &&
+	    rxfh->hfunc != ETH_RSS_HASH_TOP)
+		return -EOPNOTSUPP;
+	return kite_rxfh_set(netdev, rxfh->indir, rxfh->key);
+}
+#else
+static inline int kite_get_rxfh(struct net_device *netdev, u32 *indir,
+				u8 *key, u8 *hfunc)
+{
+	if (hfunc)
+		*hfunc = ETH_RSS_HASH_TOP;
+	return kite_rxfh_get(netdev, indir, key);
+}
+
+static inline int kite_set_rxfh(struct net_device *netdev, const u32 *indir,
+				const u8 *key, const u8 hfunc)
+{
+	if (hfunc != ETH_RSS_HASH_NO_CHANGE && hfunc != ETH_RSS_HASH_TOP)
+		return -EOPNOTSUPP;
+	return kite_rxfh_set(netdev, indir, key);
+}
+#endif
+
 #endif /* _KITE_COMPAT_H */

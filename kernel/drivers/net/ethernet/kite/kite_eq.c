@@ -298,3 +298,19 @@ void kite_cq_arm(struct kite_dev *kdev, struct kite_cq *cq)
 {
 	writel(kite_db_val(cq->cqn, cq->ci), kdev->db + KITE_DB_CQ_ARM);
 }
+
+/* Interrupt moderation: an event waits up to @usecs or @frames CQEs. */
+int kite_cq_moderate(struct kite_dev *kdev, struct kite_cq *cq, u16 usecs,
+		     u16 frames)
+{
+	struct kite_modify_cq_in in = {
+		.cqn = cpu_to_le32(cq->cqn),
+		.mod_usec = cpu_to_le16(usecs),
+		.mod_count = cpu_to_le16(frames),
+	};
+
+	if (!cq->cqn)
+		return 0;
+	return kite_cmd_exec(kdev, KITE_CMD_OPCODE_MODIFY_CQ, &in, sizeof(in),
+			     NULL, 0);
+}

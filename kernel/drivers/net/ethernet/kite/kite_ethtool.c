@@ -2,8 +2,10 @@
 /* Kite ethtool operations. */
 
 #include <linux/ethtool.h>
+#include <linux/io-64-nonatomic-lo-hi.h>
 #include <linux/netdevice.h>
 #include <linux/pci.h>
+#include <linux/rtnetlink.h>
 
 #include "kite.h"
 #include "kite_compat.h"
@@ -28,6 +30,8 @@ static const struct kite_stat kite_tx_stats_desc[] = {
 	KITE_TX_STAT(dropped),
 	KITE_TX_STAT(errors),
 	KITE_TX_STAT(nofcs),
+	KITE_TX_STAT(uso),
+	KITE_TX_STAT(bad_gso),
 };
 
 static const struct kite_stat kite_rx_stats_desc[] = {
@@ -35,6 +39,7 @@ static const struct kite_stat kite_rx_stats_desc[] = {
 	KITE_RX_STAT(bytes),
 	KITE_RX_STAT(csum_ok),
 	KITE_RX_STAT(csum_bad),
+	KITE_RX_STAT(csum_complete),
 	KITE_RX_STAT(multi_sge),
 	KITE_RX_STAT(alloc_fail),
 	KITE_RX_STAT(errors),
@@ -78,6 +83,19 @@ static const struct kite_stat kite_port_stats_desc[] = {
 #define KITE_NUM_RX_STATS	ARRAY_SIZE(kite_rx_stats_desc)
 #define KITE_NUM_PORT_STATS	ARRAY_SIZE(kite_port_stats_desc)
 
+enum {
+	KITE_TEST_REGS,
+	KITE_TEST_FW,
+	KITE_TEST_LINK,
+	KITE_NUM_TESTS,
+};
+
+static const char kite_test_names[KITE_NUM_TESTS][ETH_GSTRING_LEN] = {
+	[KITE_TEST_REGS] = "Register test (offline)",
+	[KITE_TEST_FW] = "Firmware test (offline)",
+	[KITE_TEST_LINK] = "Link test (on/offline)",
+};
+
 static void kite_get_drvinfo(struct net_device *netdev,
 			     struct ethtool_drvinfo *info)
 {
@@ -111,8 +129,22 @@ static int kite_get_link_ksettings(struct net_device *netdev,
 
 	ethtool_link_ksettings_zero_link_mode(ks, supported);
 	ethtool_link_ksettings_zero_link_mode(ks, advertising);
+	/* One fixed-speed 100GBASE-CR4 port; FEC is chosen with ethtool
+	 * --set-fec, there is no autonegotiation.
+	 */
 	ethtool_link_ksettings_add_link_mode(ks, supported, FIBRE);
+	ethtool_link_ksettings_add_link_mode(ks, supported, 100000baseCR4_Full);
+	ethtool_link_ksettings_add_link_mode(ks, supported, Pause);
+	ethtool_link_ksettings_add_link_mode(ks, supported, Asym_Pause);
+	if (info.supported_fec & BIT(KITE_FEC_MODE_OFF))
+		ethtool_link_ksettings_add_link_mode(ks, supported, FEC_NONE);
+	if (info.supported_fec & BIT(KITE_FEC_MODE_RS))
+		ethtool_link_ksettings_add_link_mode(ks, supported, FEC_RS);
+	if (info.supported_fec & BIT(KITE_FEC_MODE_BASER))
+		ethtool_link_ksettings_add_link_mode(ks, supported, FEC_BASER);
 	ethtool_link_ksettings_add_link_mode(ks, advertising, FIBRE);
+	ethtool_link_ksettings_add_link_mode(ks, advertising,
+					     100000baseCR4_Full);
 	ks->base.port = PORT_DA;
 	ks->base.autoneg = AUTONEG_DISABLE;
 	if (info.link_up && speed) {
@@ -189,6 +221,8 @@ static int kite_get_sset_count(struct net_device *netdev, int sset)
 {
 	struct kite_priv *priv = netdev_priv(netdev);
 
+	if (sset == ETH_SS_TEST)
+		return KITE_NUM_TESTS;
 	if (sset != ETH_SS_STATS)
 		return -EOPNOTSUPP;
 	return priv->num_channels * (KITE_NUM_TX_STATS + KITE_NUM_RX_STATS) +
@@ -200,6 +234,11 @@ static void kite_get_strings(struct net_device *netdev, u32 sset, u8 *data)
 	struct kite_priv *priv = netdev_priv(netdev);
 	u32 q, i;
 
+	if (sset == ETH_SS_TEST) {
+		for (i = 0; i < KITE_NUM_TESTS; i++)
+			ethtool_puts(&data, kite_test_names[i]);
+		return;
+	}
 	if (sset != ETH_SS_STATS)
 		return;
 	for (q = 0; q < priv->num_channels; q++) {
@@ -250,7 +289,472 @@ static void kite_get_ethtool_stats(struct net_device *netdev,
 	kfree(ps);
 }
 
+static int kite_get_coalesce(struct net_device *netdev,
+			     struct ethtool_coalesce *ec,
+			     struct kernel_ethtool_coalesce *kec,
+			     struct netlink_ext_ack *extack)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+
+	ec->rx_coalesce_usecs = priv->coal.rx_usecs;
+	ec->rx_max_coalesced_frames = priv->coal.rx_frames;
+	ec->tx_coalesce_usecs = priv->coal.tx_usecs;
+	ec->tx_max_coalesced_frames = priv->coal.tx_frames;
+	ec->use_adaptive_rx_coalesce = priv->coal.rx_adaptive;
+	return 0;
+}
+
+static int kite_set_coalesce(struct net_device *netdev,
+			     struct ethtool_coalesce *ec,
+			     struct kernel_ethtool_coalesce *kec,
+			     struct netlink_ext_ack *extack)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	struct kite_coal old = priv->coal;
+	u32 i;
+	int err;
+
+	if (ec->rx_coalesce_usecs > KITE_MAX_MOD_USECS ||
+	    ec->tx_coalesce_usecs > KITE_MAX_MOD_USECS) {
+		NL_SET_ERR_MSG_MOD(extack, "at most 4095 usecs");
+		return -ERANGE;
+	}
+	if (ec->rx_max_coalesced_frames > KITE_MAX_MOD_FRAMES ||
+	    ec->tx_max_coalesced_frames > KITE_MAX_MOD_FRAMES) {
+		NL_SET_ERR_MSG_MOD(extack, "at most 65535 frames");
+		return -ERANGE;
+	}
+	priv->coal.rx_usecs = ec->rx_coalesce_usecs;
+	priv->coal.rx_frames = ec->rx_max_coalesced_frames;
+	priv->coal.tx_usecs = ec->tx_coalesce_usecs;
+	priv->coal.tx_frames = ec->tx_max_coalesced_frames;
+	WRITE_ONCE(priv->coal.rx_adaptive, !!ec->use_adaptive_rx_coalesce);
+	if (old.rx_adaptive && !priv->coal.rx_adaptive && priv->hw_up)
+		for (i = 0; i < priv->num_channels; i++)
+			cancel_work_sync(&priv->channels[i].rx_dim.work);
+	err = kite_apply_coalesce(priv);
+	if (err)
+		priv->coal = old;
+	return err;
+}
+
+static void kite_get_pauseparam(struct net_device *netdev,
+				struct ethtool_pauseparam *pause)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	struct kite_port_info info = {};
+
+	if (kite_query_port(priv->kdev, &info))
+		return;
+	pause->autoneg = AUTONEG_DISABLE;
+	pause->rx_pause = !!(info.pause & KITE_PORT_INFO_PAUSE_RX);
+	pause->tx_pause = !!(info.pause & KITE_PORT_INFO_PAUSE_TX);
+}
+
+static int kite_set_pauseparam(struct net_device *netdev,
+			       struct ethtool_pauseparam *pause)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	struct kite_port_info in = {
+		.mask = cpu_to_le16(KITE_PORT_INFO_MASK_PAUSE),
+	};
+
+	/* The link has a fixed speed: nothing negotiates pause. */
+	if (pause->autoneg)
+		return -EOPNOTSUPP;
+	if (pause->rx_pause)
+		in.pause |= KITE_PORT_INFO_PAUSE_RX;
+	if (pause->tx_pause)
+		in.pause |= KITE_PORT_INFO_PAUSE_TX;
+	return kite_set_port_info(priv->kdev, &in);
+}
+
+static struct kite_port_stats *kite_port_stats_get(struct net_device *netdev)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	struct kite_port_stats *ps;
+
+	ps = kzalloc(sizeof(*ps), GFP_KERNEL);
+	if (ps && kite_query_port_stats(priv, ps)) {
+		kfree(ps);
+		ps = NULL;
+	}
+	return ps;
+}
+
+/* The card counts pause it applies to the wire (rx_pause: it held the
+ * link partner back) and pause it honours (tx_pause).
+ */
+static void kite_get_pause_stats(struct net_device *netdev,
+				 struct ethtool_pause_stats *st)
+{
+	struct kite_port_stats *ps = kite_port_stats_get(netdev);
+
+	if (!ps)
+		return;
+	st->tx_pause_frames = le64_to_cpu(ps->rx_pause);
+	st->rx_pause_frames = le64_to_cpu(ps->tx_pause);
+	kfree(ps);
+}
+
+static void kite_get_eth_mac_stats(struct net_device *netdev,
+				   struct ethtool_eth_mac_stats *st)
+{
+	struct kite_port_stats *ps = kite_port_stats_get(netdev);
+	u64 tx_mc, tx_bc;
+
+	if (!ps)
+		return;
+	tx_mc = le64_to_cpu(ps->tx_multicast);
+	tx_bc = le64_to_cpu(ps->tx_broadcast);
+	st->FramesTransmittedOK = le64_to_cpu(ps->tx_packets);
+	st->FramesReceivedOK = le64_to_cpu(ps->rx_packets);
+	st->FrameCheckSequenceErrors = le64_to_cpu(ps->rx_bad_fcs);
+	st->OctetsTransmittedOK = le64_to_cpu(ps->tx_bytes);
+	st->OctetsReceivedOK = le64_to_cpu(ps->rx_bytes);
+	st->MulticastFramesXmittedOK = tx_mc;
+	st->BroadcastFramesXmittedOK = tx_bc;
+	st->MulticastFramesReceivedOK = le64_to_cpu(ps->rx_multicast);
+	st->BroadcastFramesReceivedOK = le64_to_cpu(ps->rx_broadcast);
+	st->FrameTooLongErrors = le64_to_cpu(ps->rx_oversize);
+	kfree(ps);
+}
+
+/* Pause frames are the only MAC control frames the card knows. */
+static void kite_get_eth_ctrl_stats(struct net_device *netdev,
+				    struct ethtool_eth_ctrl_stats *st)
+{
+	struct kite_port_stats *ps = kite_port_stats_get(netdev);
+
+	if (!ps)
+		return;
+	st->MACControlFramesTransmitted = le64_to_cpu(ps->rx_pause);
+	st->MACControlFramesReceived = le64_to_cpu(ps->tx_pause);
+	kfree(ps);
+}
+
+static const struct ethtool_rmon_hist_range kite_rmon_ranges[] = {
+	{ 0, 64 },
+	{ 65, 127 },
+	{ 128, 255 },
+	{ 256, 511 },
+	{ 512, 1023 },
+	{ 1024, 1518 },
+	{ 1519, KITE_MAX_MTU + ETH_HLEN + VLAN_HLEN + KITE_FCS_LEN },
+	{}
+};
+
+static void kite_get_rmon_stats(struct net_device *netdev,
+				struct ethtool_rmon_stats *st,
+				const struct ethtool_rmon_hist_range **ranges)
+{
+	struct kite_port_stats *ps = kite_port_stats_get(netdev);
+	u32 i;
+
+	if (!ps)
+		return;
+	st->undersize_pkts = le64_to_cpu(ps->rx_runt);
+	st->oversize_pkts = le64_to_cpu(ps->rx_oversize);
+	for (i = 0; i < ARRAY_SIZE(ps->rx_hist); i++)
+		st->hist[i] = le64_to_cpu(ps->rx_hist[i]);
+	*ranges = kite_rmon_ranges;
+	kfree(ps);
+}
+
+static u32 kite_fec_to_ethtool(u8 mode)
+{
+	switch (mode) {
+	case KITE_FEC_MODE_OFF:
+		return ETHTOOL_FEC_OFF;
+	case KITE_FEC_MODE_RS:
+		return ETHTOOL_FEC_RS;
+	case KITE_FEC_MODE_BASER:
+		return ETHTOOL_FEC_BASER;
+	default:
+		return ETHTOOL_FEC_AUTO;
+	}
+}
+
+static int kite_get_fecparam(struct net_device *netdev,
+			     struct ethtool_fecparam *fec)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	struct kite_port_info info = {};
+	u32 m;
+	int err;
+
+	err = kite_query_port(priv->kdev, &info);
+	if (err)
+		return err;
+	fec->fec = 0;
+	for (m = KITE_FEC_MODE_OFF; m <= KITE_FEC_MODE_AUTO; m++)
+		if (info.supported_fec & BIT(m))
+			fec->fec |= kite_fec_to_ethtool(m);
+	/* AUTO settles on RS, the FEC of 100GBASE-CR4. */
+	fec->active_fec = info.fec == KITE_FEC_MODE_AUTO ?
+			  ETHTOOL_FEC_RS : kite_fec_to_ethtool(info.fec);
+	if (!info.link_up)
+		fec->active_fec = 0;
+	return 0;
+}
+
+static int kite_set_fecparam(struct net_device *netdev,
+			     struct ethtool_fecparam *fec)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	struct kite_port_info in = {
+		.mask = cpu_to_le16(KITE_PORT_INFO_MASK_FEC),
+	};
+
+	switch (fec->fec) {
+	case ETHTOOL_FEC_OFF:
+		in.fec = KITE_FEC_MODE_OFF;
+		break;
+	case ETHTOOL_FEC_RS:
+		in.fec = KITE_FEC_MODE_RS;
+		break;
+	case ETHTOOL_FEC_BASER:
+		in.fec = KITE_FEC_MODE_BASER;
+		break;
+	case ETHTOOL_FEC_AUTO:
+		in.fec = KITE_FEC_MODE_AUTO;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return kite_set_port_info(priv->kdev, &in);
+}
+
+static int kite_get_regs_len(struct net_device *netdev)
+{
+	return KITE_REGS_DUMP_WORDS * sizeof(u32) +
+	       sizeof(struct kite_port_stats);
+}
+
+/* Registers 0..SCRATCH as 32-bit words, then the port counters. */
+static void kite_get_regs(struct net_device *netdev, struct ethtool_regs *regs,
+			  void *p)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	struct kite_dev *kdev = priv->kdev;
+	u64 *st = p + KITE_REGS_DUMP_WORDS * sizeof(u32);
+	u32 *w = p, i;
+
+	regs->version = kite_rd32(kdev, KITE_REG_SPEC_VERSION);
+	for (i = 0; i < KITE_REGS_DUMP_WORDS; i++)
+		w[i] = kite_rd32(kdev, i * 4);
+	for (i = 0; i < sizeof(struct kite_port_stats) / sizeof(u64); i++)
+		st[i] = lo_hi_readq(kdev->regs + KITE_REG_STATS_BASE + i * 8);
+}
+
+static bool kite_test_regs(struct kite_dev *kdev)
+{
+	static const u32 pat[] = { 0, 0xffffffff, 0x5a5a5a5a, 0xa5a5a5a5,
+				   0x00ff00ff, 0x12345678 };
+	u32 saved = kite_rd32(kdev, KITE_REG_SCRATCH);
+	bool ok = true;
+	u32 i;
+
+	if (kite_rd32(kdev, KITE_REG_MAGIC) != KITE_MAGIC ||
+	    FIELD_GET(KITE_REG_SPEC_VERSION_MAJOR,
+		      kite_rd32(kdev, KITE_REG_SPEC_VERSION)) != KITE_SPEC_MAJOR)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(pat) && ok; i++) {
+		kite_wr32(kdev, KITE_REG_SCRATCH, pat[i]);
+		ok = kite_rd32(kdev, KITE_REG_SCRATCH) == pat[i];
+	}
+	kite_wr32(kdev, KITE_REG_SCRATCH, saved);
+	return ok;
+}
+
+static bool kite_test_fw(struct kite_dev *kdev)
+{
+	struct kite_health_out h = {};
+	u32 st = kite_rd32(kdev, KITE_REG_DEV_STATUS);
+	u32 hb = kite_rd32(kdev, KITE_REG_HEARTBEAT);
+
+	if (!(st & KITE_REG_DEV_STATUS_READY) ||
+	    (st & KITE_REG_DEV_STATUS_FATAL))
+		return false;
+	if (kite_cmd_exec(kdev, KITE_CMD_OPCODE_QUERY_HEALTH, NULL, 0, &h,
+			  sizeof(h)) || h.state)
+		return false;
+	/* The heartbeat advances every millisecond the firmware runs. */
+	msleep(20);
+	return kite_rd32(kdev, KITE_REG_HEARTBEAT) != hb;
+}
+
+static void kite_self_test(struct net_device *netdev, struct ethtool_test *et,
+			   u64 *data)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	struct kite_dev *kdev = priv->kdev;
+
+	memset(data, 0, KITE_NUM_TESTS * sizeof(*data));
+	/* The register and firmware tests disturb nothing: they run online
+	 * too. There is no loopback in the card to test the datapath with.
+	 */
+	data[KITE_TEST_REGS] = !kite_test_regs(kdev);
+	data[KITE_TEST_FW] = !kite_test_fw(kdev);
+	data[KITE_TEST_LINK] = netif_running(netdev) && !netif_carrier_ok(netdev);
+	if (data[KITE_TEST_REGS] || data[KITE_TEST_FW] || data[KITE_TEST_LINK])
+		et->flags |= ETH_TEST_FL_FAILED;
+}
+
+static u32 kite_get_rxfh_key_size(struct net_device *netdev)
+{
+	return KITE_RSS_KEY_SIZE;
+}
+
+static u32 kite_get_rxfh_indir_size(struct net_device *netdev)
+{
+	return KITE_RSS_TABLE_SIZE;
+}
+
+int kite_rxfh_get(struct net_device *netdev, u32 *indir, u8 *key)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+
+	if (indir)
+		memcpy(indir, priv->rss_indir, sizeof(priv->rss_indir));
+	if (key)
+		memcpy(key, priv->rss_key, sizeof(priv->rss_key));
+	return 0;
+}
+
+int kite_rxfh_set(struct net_device *netdev, const u32 *indir, const u8 *key)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	u32 old_indir[KITE_RSS_TABLE_SIZE];
+	u8 old_key[KITE_RSS_KEY_SIZE];
+	u32 i;
+	int err;
+
+	if (indir)
+		for (i = 0; i < KITE_RSS_TABLE_SIZE; i++)
+			if (indir[i] >= priv->num_channels)
+				return -EINVAL;
+	memcpy(old_indir, priv->rss_indir, sizeof(old_indir));
+	memcpy(old_key, priv->rss_key, sizeof(old_key));
+	if (indir)
+		memcpy(priv->rss_indir, indir, sizeof(priv->rss_indir));
+	if (key)
+		memcpy(priv->rss_key, key, sizeof(priv->rss_key));
+	if (!priv->hw_up)
+		return 0;
+	err = kite_rss_set(priv);
+	if (err) {
+		memcpy(priv->rss_indir, old_indir, sizeof(old_indir));
+		memcpy(priv->rss_key, old_key, sizeof(old_key));
+	}
+	return err;
+}
+
+/* RSS hash fields per flow type: addresses always, TCP/UDP ports optional. */
+static int kite_flow_fields(u32 flow_type, u8 *l3, u8 *l4)
+{
+	switch (flow_type) {
+	case TCP_V4_FLOW:
+		*l4 = KITE_RSS_FIELD_IPV4_TCP;
+		break;
+	case UDP_V4_FLOW:
+		*l4 = KITE_RSS_FIELD_IPV4_UDP;
+		break;
+	case TCP_V6_FLOW:
+		*l4 = KITE_RSS_FIELD_IPV6_TCP;
+		break;
+	case UDP_V6_FLOW:
+		*l4 = KITE_RSS_FIELD_IPV6_UDP;
+		break;
+	case IPV4_FLOW:
+	case AH_ESP_V4_FLOW:
+	case AH_V4_FLOW:
+	case ESP_V4_FLOW:
+	case SCTP_V4_FLOW:
+	case IPV6_FLOW:
+	case AH_ESP_V6_FLOW:
+	case AH_V6_FLOW:
+	case ESP_V6_FLOW:
+	case SCTP_V6_FLOW:
+		*l4 = 0;
+		break;
+	default:
+		return -EINVAL;
+	}
+	switch (flow_type) {
+	case TCP_V4_FLOW:
+	case UDP_V4_FLOW:
+	case IPV4_FLOW:
+	case AH_ESP_V4_FLOW:
+	case AH_V4_FLOW:
+	case ESP_V4_FLOW:
+	case SCTP_V4_FLOW:
+		*l3 = KITE_RSS_FIELD_IPV4;
+		break;
+	default:
+		*l3 = KITE_RSS_FIELD_IPV6;
+	}
+	return 0;
+}
+
+static int kite_get_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *nfc,
+			  u32 *rule_locs)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	u8 l3, l4;
+
+	switch (nfc->cmd) {
+	case ETHTOOL_GRXRINGS:
+		nfc->data = priv->num_channels;
+		return 0;
+	case ETHTOOL_GRXFH:
+		if (kite_flow_fields(nfc->flow_type, &l3, &l4))
+			return -EINVAL;
+		nfc->data = 0;
+		if (priv->rss_fields & l3)
+			nfc->data |= RXH_IP_SRC | RXH_IP_DST;
+		if (priv->rss_fields & l4)
+			nfc->data |= RXH_L4_B_0_1 | RXH_L4_B_2_3;
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static int kite_set_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *nfc)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	const u64 ip = RXH_IP_SRC | RXH_IP_DST;
+	const u64 ports = RXH_L4_B_0_1 | RXH_L4_B_2_3;
+	u8 l3, l4, old = priv->rss_fields;
+	int err;
+
+	if (nfc->cmd != ETHTOOL_SRXFH)
+		return -EOPNOTSUPP;
+	if (kite_flow_fields(nfc->flow_type, &l3, &l4))
+		return -EINVAL;
+	/* The card hashes the address pair, plus both ports for TCP and
+	 * UDP when asked; addresses stay in because the IPv4/IPv6 field
+	 * is shared by every flow type of the family.
+	 */
+	if (nfc->data == ip)
+		priv->rss_fields &= ~l4;
+	else if (l4 && nfc->data == (ip | ports))
+		priv->rss_fields |= l4;
+	else
+		return -EINVAL;
+	if (priv->rss_fields == old || !priv->hw_up)
+		return 0;
+	err = kite_rss_set(priv);
+	if (err)
+		priv->rss_fields = old;
+	return err;
+}
+
 static const struct ethtool_ops kite_ethtool_ops = {
+	.supported_coalesce_params = ETHTOOL_COALESCE_USECS |
+				     ETHTOOL_COALESCE_MAX_FRAMES |
+				     ETHTOOL_COALESCE_USE_ADAPTIVE_RX,
 	.get_drvinfo = kite_get_drvinfo,
 	.get_link = ethtool_op_get_link,
 	.get_link_ksettings = kite_get_link_ksettings,
@@ -261,6 +765,25 @@ static const struct ethtool_ops kite_ethtool_ops = {
 	.get_sset_count = kite_get_sset_count,
 	.get_strings = kite_get_strings,
 	.get_ethtool_stats = kite_get_ethtool_stats,
+	.get_coalesce = kite_get_coalesce,
+	.set_coalesce = kite_set_coalesce,
+	.get_pauseparam = kite_get_pauseparam,
+	.set_pauseparam = kite_set_pauseparam,
+	.get_pause_stats = kite_get_pause_stats,
+	.get_eth_mac_stats = kite_get_eth_mac_stats,
+	.get_eth_ctrl_stats = kite_get_eth_ctrl_stats,
+	.get_rmon_stats = kite_get_rmon_stats,
+	.get_fecparam = kite_get_fecparam,
+	.set_fecparam = kite_set_fecparam,
+	.get_regs_len = kite_get_regs_len,
+	.get_regs = kite_get_regs,
+	.self_test = kite_self_test,
+	.get_rxfh_key_size = kite_get_rxfh_key_size,
+	.get_rxfh_indir_size = kite_get_rxfh_indir_size,
+	.get_rxfh = kite_get_rxfh,
+	.set_rxfh = kite_set_rxfh,
+	.get_rxnfc = kite_get_rxnfc,
+	.set_rxnfc = kite_set_rxnfc,
 };
 
 void kite_set_ethtool_ops(struct net_device *netdev)

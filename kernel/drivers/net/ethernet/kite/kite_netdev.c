@@ -232,7 +232,7 @@ err:
 	return err;
 }
 
-static int kite_rss_set(struct kite_priv *priv)
+int kite_rss_set(struct kite_priv *priv)
 {
 	struct kite_dev *kdev = priv->kdev;
 	struct kite_set_rss_in in = {};
@@ -250,9 +250,7 @@ static int kite_rss_set(struct kite_priv *priv)
 		table[i] = cpu_to_le16(priv->channels[ch].rxq.rqn);
 	}
 	in.ctx = 0;
-	in.hash_fields = KITE_RSS_FIELD_IPV4 | KITE_RSS_FIELD_IPV4_TCP |
-			 KITE_RSS_FIELD_IPV4_UDP | KITE_RSS_FIELD_IPV6 |
-			 KITE_RSS_FIELD_IPV6_TCP | KITE_RSS_FIELD_IPV6_UDP;
+	in.hash_fields = priv->rss_fields;
 	in.port = priv->port;
 	in.table_size = cpu_to_le16(KITE_RSS_TABLE_SIZE);
 	in.table_addr = cpu_to_le64(kdev->cmd.mbox_dma);
@@ -268,6 +266,44 @@ static int kite_rss_set(struct kite_priv *priv)
 	return err;
 }
 
+void kite_dim_work(struct work_struct *work)
+{
+	struct dim *dim = container_of(work, struct dim, work);
+	struct kite_channel *ch = container_of(dim, struct kite_channel,
+					       rx_dim);
+	struct dim_cq_moder m;
+
+	m = net_dim_get_rx_moderation(dim->mode, dim->profile_ix);
+	kite_cq_moderate(ch->priv->kdev, &ch->rxq.cq,
+			 min_t(u16, m.usec, KITE_MAX_MOD_USECS), m.pkts);
+	dim->state = DIM_START_MEASURE;
+}
+
+/* Program every CQ with the moderation of ethtool -C; with adaptive RX
+ * the RX CQs start from it and DIM moves them.
+ */
+int kite_apply_coalesce(struct kite_priv *priv)
+{
+	struct kite_coal *c = &priv->coal;
+	u32 i;
+	int err;
+
+	if (!priv->hw_up)
+		return 0;
+	for (i = 0; i < priv->num_channels; i++) {
+		struct kite_channel *ch = &priv->channels[i];
+
+		err = kite_cq_moderate(priv->kdev, &ch->rxq.cq, c->rx_usecs,
+				       c->rx_frames);
+		if (!err)
+			err = kite_cq_moderate(priv->kdev, &ch->txq.cq,
+					       c->tx_usecs, c->tx_frames);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static void kite_close_channels(struct kite_priv *priv)
 {
 	struct kite_channel *ch;
@@ -280,6 +316,7 @@ static void kite_close_channels(struct kite_priv *priv)
 		ch = &priv->channels[i];
 		WRITE_ONCE(ch->active, false);
 		napi_disable(&ch->napi);
+		cancel_work_sync(&ch->rx_dim.work);
 	}
 	/* A poll that ran until now may have woken a queue. */
 	netif_tx_disable(priv->netdev);
@@ -333,6 +370,9 @@ static int kite_open_channels(struct kite_priv *priv)
 		kite_cq_arm(kdev, &ch->rxq.cq);
 	}
 	priv->hw_up = true;
+	/* Moderation is a preference: traffic flows without it. */
+	if (kite_apply_coalesce(priv))
+		netdev_warn(priv->netdev, "cannot apply interrupt moderation\n");
 	return 0;
 
 err:
@@ -408,7 +448,8 @@ int kite_reconfigure(struct kite_priv *priv, u32 channels, u32 tx_ring,
 	priv->tx_ring_size = tx_ring;
 	priv->rx_ring_size = rx_ring;
 	WRITE_ONCE(netdev->mtu, mtu);
-	if (channels != old_ch) {
+	/* A table the user set stays; ethtool keeps it within the channels. */
+	if (channels != old_ch && !netif_is_rxfh_configured(netdev)) {
 		u32 i;
 
 		for (i = 0; i < KITE_RSS_TABLE_SIZE; i++)
@@ -430,7 +471,7 @@ int kite_reconfigure(struct kite_priv *priv, u32 channels, u32 tx_ring,
 		priv->tx_ring_size = old_tx;
 		priv->rx_ring_size = old_rx;
 		WRITE_ONCE(netdev->mtu, old_mtu);
-		if (channels != old_ch) {
+		if (channels != old_ch && !netif_is_rxfh_configured(netdev)) {
 			u32 i;
 
 			for (i = 0; i < KITE_RSS_TABLE_SIZE; i++)
@@ -478,6 +519,11 @@ static int kite_set_features(struct net_device *netdev,
 	u32 i;
 	int err;
 
+	if ((features ^ netdev->features) & NETIF_F_HW_VLAN_CTAG_FILTER) {
+		WRITE_ONCE(priv->vlan_filter,
+			   !!(features & NETIF_F_HW_VLAN_CTAG_FILTER));
+		queue_work(system_wq, &priv->rx_mode_work);
+	}
 	if (old == new || !priv->hw_up)
 		return 0;
 	for (i = 0; i < priv->num_channels; i++) {
@@ -498,7 +544,7 @@ static netdev_features_t kite_features_check(struct sk_buff *skb,
 	 * from the first gather entry; let the stack segment anything else.
 	 */
 	if (skb_is_gso(skb)) {
-		unsigned int hlen = skb_tcp_all_headers(skb);
+		unsigned int hlen = kite_gso_hlen(skb);
 
 		if (hlen > KITE_MAX_TSO_HDR || hlen > skb_headlen(skb))
 			features &= ~NETIF_F_GSO_MASK;
@@ -640,6 +686,8 @@ static void kite_rx_mode_work(struct work_struct *work)
 				ether_addr_copy(want[n++], ha->addr);
 	}
 	netif_addr_unlock_bh(netdev);
+	if (READ_ONCE(priv->vlan_filter))
+		flags |= KITE_RX_MODE_IN_FLAGS_VLAN_FILTER;
 
 	mutex_lock(&priv->rx_mode_lock);
 	/* Remove what is no longer wanted, then add what is new. */
@@ -679,6 +727,52 @@ static void kite_rx_mode_work(struct work_struct *work)
 	kfree(want);
 }
 
+static int kite_vlan_filter(struct kite_priv *priv, u16 vid, bool add)
+{
+	struct kite_vlan_filter_in in = {
+		.vid = cpu_to_le16(vid),
+		.op = add,
+		.port = priv->port,
+	};
+	u32 syn;
+	int err;
+
+	err = kite_cmd_exec_flags(priv->kdev, KITE_CMD_OPCODE_SET_VLAN_FILTER,
+				  &in, sizeof(in), NULL, 0, &syn,
+				  KITE_CMD_QUIET);
+	if (err && !(syn == KITE_SYNDROME_FILTER_NOT_FOUND && !add))
+		netdev_warn(priv->netdev, "cannot %s VLAN filter %u: %d (%s)\n",
+			    add ? "add" : "remove", vid, err,
+			    kite_syndrome_str(syn));
+	return err;
+}
+
+static int kite_vlan_rx_add_vid(struct net_device *netdev, __be16 proto,
+				u16 vid)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	int err;
+
+	/* Priority-tagged frames (VID 0) always pass the filter. */
+	if (!vid)
+		return 0;
+	err = kite_vlan_filter(priv, vid, true);
+	if (!err)
+		set_bit(vid, priv->active_vlans);
+	return err;
+}
+
+static int kite_vlan_rx_kill_vid(struct net_device *netdev, __be16 proto,
+				 u16 vid)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+
+	if (!vid || !test_and_clear_bit(vid, priv->active_vlans))
+		return 0;
+	kite_vlan_filter(priv, vid, false);
+	return 0;
+}
+
 static void kite_tx_timeout(struct net_device *netdev, unsigned int txqueue)
 {
 	struct kite_priv *priv = netdev_priv(netdev);
@@ -701,6 +795,8 @@ static const struct net_device_ops kite_netdev_ops = {
 	.ndo_change_mtu = kite_change_mtu,
 	.ndo_set_features = kite_set_features,
 	.ndo_tx_timeout = kite_tx_timeout,
+	.ndo_vlan_rx_add_vid = kite_vlan_rx_add_vid,
+	.ndo_vlan_rx_kill_vid = kite_vlan_rx_kill_vid,
 };
 
 /* Called from the async EQ interrupt. */
@@ -806,6 +902,13 @@ int kite_netdev_init(struct kite_dev *kdev)
 	INIT_WORK(&priv->rx_mode_work, kite_rx_mode_work);
 	INIT_WORK(&priv->recover_work, kite_recover_work);
 	netdev_rss_key_fill(priv->rss_key, sizeof(priv->rss_key));
+	priv->rss_fields = KITE_RSS_FIELD_IPV4 | KITE_RSS_FIELD_IPV4_TCP |
+			   KITE_RSS_FIELD_IPV4_UDP | KITE_RSS_FIELD_IPV6 |
+			   KITE_RSS_FIELD_IPV6_TCP | KITE_RSS_FIELD_IPV6_UDP;
+	priv->coal.rx_usecs = KITE_DEF_RX_USECS;
+	priv->coal.rx_frames = KITE_DEF_RX_FRAMES;
+	priv->coal.tx_usecs = KITE_DEF_TX_USECS;
+	priv->coal.tx_frames = KITE_DEF_TX_FRAMES;
 	for (i = 0; i < KITE_RSS_TABLE_SIZE; i++)
 		priv->rss_indir[i] = ethtool_rxfh_indir_default(i,
 								priv->num_channels);
@@ -823,6 +926,8 @@ int kite_netdev_init(struct kite_dev *kdev)
 		ch->eq = &kdev->comp_eqs[i];
 		u64_stats_init(&ch->tx_stats.syncp);
 		u64_stats_init(&ch->rx_stats.syncp);
+		INIT_WORK(&ch->rx_dim.work, kite_dim_work);
+		ch->rx_dim.mode = DIM_CQ_PERIOD_MODE_START_FROM_EQE;
 		netif_napi_add(netdev, &ch->napi, kite_napi_poll);
 		kdev->comp_eqs[i].ch = ch;
 	}
@@ -841,11 +946,16 @@ int kite_netdev_init(struct kite_dev *kdev)
 		f |= NETIF_F_HW_CSUM | NETIF_F_RXCSUM;
 	if (kdev->caps_reg & KITE_REG_CAPS_TSO)
 		f |= NETIF_F_TSO | NETIF_F_TSO6;
+	if (kdev->caps_reg & KITE_REG_CAPS_USO)
+		f |= NETIF_F_GSO_UDP_L4;
 	if (kdev->caps_reg & KITE_REG_CAPS_RSS)
 		f |= NETIF_F_RXHASH;
 	netdev->vlan_features = f;
-	if (kdev->caps_reg & KITE_REG_CAPS_VLAN)
-		f |= NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_CTAG_RX;
+	if (kdev->caps_reg & KITE_REG_CAPS_VLAN) {
+		f |= NETIF_F_HW_VLAN_CTAG_TX | NETIF_F_HW_VLAN_CTAG_RX |
+		     NETIF_F_HW_VLAN_CTAG_FILTER;
+		priv->vlan_filter = true;
+	}
 	netdev->features = f;
 	netdev->hw_features = f | NETIF_F_RXFCS | NETIF_F_RXALL;
 	netdev->priv_flags |= IFF_UNICAST_FLT | IFF_SUPP_NOFCS;

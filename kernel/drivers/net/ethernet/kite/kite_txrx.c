@@ -10,6 +10,8 @@
 #include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/tcp.h>
+#include <linux/udp.h>
+#include <net/checksum.h>
 #include <net/tcp.h>
 
 #include "kite.h"
@@ -95,6 +97,43 @@ static int kite_tx_map(struct kite_txq *txq, struct sk_buff *skb,
 	return n;
 }
 
+/* Bytes of headers a TSO/USO super-frame replicates in every segment. */
+u32 kite_gso_hlen(const struct sk_buff *skb)
+{
+	if (skb_shinfo(skb)->gso_type & SKB_GSO_UDP_L4)
+		return skb_transport_offset(skb) + sizeof(struct udphdr);
+	return skb_tcp_all_headers(skb);
+}
+
+/* The card refuses what it cannot segment (tx_bad_desc); refuse it here
+ * first, so that a bogus request costs one counted drop and a rate-limited
+ * message instead of an error completion.
+ */
+static bool kite_gso_ok(struct kite_txq *txq, struct sk_buff *skb)
+{
+	u32 mss = skb_shinfo(skb)->gso_size;
+	u32 hlen = kite_gso_hlen(skb);
+	const char *why = NULL;
+
+	if (!mss)
+		why = "gso_size 0";
+	else if (hlen > KITE_MAX_TSO_HDR || hlen > skb_headlen(skb))
+		why = "headers beyond the first gather entry";
+	else if (skb->len > KITE_MAX_TSO_SIZE)
+		why = "super-frame too long";
+	else if (hlen + mss > KITE_RX_FRAME(KITE_MAX_MTU) - KITE_FCS_LEN)
+		why = "segment longer than the largest frame";
+	else if (!(skb_shinfo(skb)->gso_type &
+		   (SKB_GSO_TCPV4 | SKB_GSO_TCPV6 | SKB_GSO_UDP_L4)))
+		why = "unsupported gso_type";
+	if (likely(!why))
+		return true;
+	net_warn_ratelimited("%s: dropping bogus GSO packet on SQ %u: %s (len %u, gso_size %u, hdr %u, type 0x%x)\n",
+			     netdev_name(txq->ch->priv->netdev), txq->sqn, why,
+			     skb->len, mss, hlen, skb_shinfo(skb)->gso_type);
+	return false;
+}
+
 static void kite_tx_offloads(struct sk_buff *skb, struct kite_wqe_eth *eth,
 			     struct kite_tx_buf *buf, struct kite_tx_stats *st)
 {
@@ -103,16 +142,23 @@ static void kite_tx_offloads(struct sk_buff *skb, struct kite_wqe_eth *eth,
 	buf->pkts = 1;
 	buf->bytes = skb->len;
 	if (skb_is_gso(skb)) {
-		u32 hlen = skb_tcp_all_headers(skb);
+		u32 hlen = kite_gso_hlen(skb);
+		u32 type = skb_shinfo(skb)->gso_type;
 
 		flags |= KITE_WQE_ETH_FLAGS_LSO;
-		if (skb_shinfo(skb)->gso_type & SKB_GSO_TCPV4)
+		if (type & SKB_GSO_UDP_L4) {
+			flags |= KITE_WQE_ETH_FLAGS_USO;
+			st->uso++;
+		} else {
+			st->tso++;
+		}
+		if (skb->protocol == htons(ETH_P_IP) ||
+		    (type & SKB_GSO_TCPV4))
 			flags |= KITE_WQE_ETH_FLAGS_L3_CSUM;
 		eth->mss = cpu_to_le16(skb_shinfo(skb)->gso_size);
 		eth->hdr_len = cpu_to_le16(hlen);
 		buf->pkts = skb_shinfo(skb)->gso_segs;
 		buf->bytes += (buf->pkts - 1) * hlen;
-		st->tso++;
 	}
 	if (skb->ip_summed == CHECKSUM_PARTIAL) {
 		flags |= KITE_WQE_ETH_FLAGS_L4_CSUM;
@@ -150,6 +196,10 @@ netdev_tx_t kite_start_xmit(struct sk_buff *skb, struct net_device *netdev)
 	}
 
 	u64_stats_update_begin(&st->syncp);
+	if (skb_is_gso(skb) && unlikely(!kite_gso_ok(txq, skb))) {
+		st->bad_gso++;
+		goto drop;
+	}
 	if (skb_shinfo(skb)->nr_frags + 1 > KITE_TX_MAPS) {
 		if (skb_linearize(skb))
 			goto drop;
@@ -401,12 +451,23 @@ static void kite_rx_offloads(struct kite_rxq *rxq, struct kite_cqe *cqe,
 	netdev_features_t features = rxq->ch->priv->netdev->features;
 	u8 flags = cqe->flags;
 
+	/* TCP/UDP the card verified are CHECKSUM_UNNECESSARY; a wrong one
+	 * is left to the stack (CHECKSUM_NONE) to count and drop; anything
+	 * else gets the card's sum over the frame after the Ethernet header
+	 * (CHECKSUM_COMPLETE), unless the FCS is kept in the frame.
+	 */
 	if (features & NETIF_F_RXCSUM) {
 		if (flags & KITE_CQE_FLAGS_L4_OK) {
 			skb->ip_summed = CHECKSUM_UNNECESSARY;
 			st->csum_ok++;
 		} else if (flags & KITE_CQE_FLAGS_L4_BAD) {
 			st->csum_bad++;
+		} else if (!(features & NETIF_F_RXFCS)) {
+			u16 sum = le32_to_cpu(cqe->csum_syndrome);
+
+			skb->ip_summed = CHECKSUM_COMPLETE;
+			skb->csum = csum_unfold((__force __sum16)cpu_to_be16(sum));
+			st->csum_complete++;
 		}
 	}
 	if ((features & NETIF_F_RXHASH) && cqe->hash_type) {
@@ -476,6 +537,18 @@ static int kite_rx_poll(struct kite_channel *ch, int budget)
 	return work;
 }
 
+/* Feed net DIM one sample per completed poll; its work item applies the
+ * moderation it picks to the RX CQ.
+ */
+static void kite_dim_update(struct kite_channel *ch)
+{
+	struct dim_sample sample = {};
+
+	dim_update_sample(ch->dim_events++, ch->rx_stats.packets,
+			  ch->rx_stats.bytes, &sample);
+	net_dim(&ch->rx_dim, sample);
+}
+
 int kite_napi_poll(struct napi_struct *napi, int budget)
 {
 	struct kite_channel *ch = container_of(napi, struct kite_channel, napi);
@@ -500,6 +573,8 @@ int kite_napi_poll(struct napi_struct *napi, int budget)
 		return budget;
 
 	if (napi_complete_done(napi, work)) {
+		if (READ_ONCE(ch->priv->coal.rx_adaptive))
+			kite_dim_update(ch);
 		kite_cq_arm(kdev, &txq->cq);
 		kite_cq_arm(kdev, &rxq->cq);
 		/* A CQE written before the arm raised no event. */
