@@ -233,18 +233,29 @@ struct ib_mr *kite_ib_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *kite_ib_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 				  u64 virt_addr, int access,
 				  struct ib_udata *udata);
+#ifdef KITE_IB_HAVE_DMABUF_ATTRS
 struct ib_mr *kite_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 					 u64 length, u64 virt_addr, int fd,
 					 int access,
-					 KITE_IB_DMABUF_LAST_ARG);
+					 struct uverbs_attr_bundle *attrs);
+#else
+struct ib_mr *kite_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					 u64 length, u64 virt_addr, int fd,
+					 int access, struct ib_udata *udata);
+#endif
 int kite_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 struct kite_ib_mr *kite_ib_ring_mr(struct kite_ib_dev *dev, u32 pdn,
 				   struct ib_umem *umem, u64 iova);
 int kite_ib_ring_mr_free(struct kite_ib_dev *dev, struct kite_ib_mr *mr);
 
 /* kite_ib_cq.c */
+#ifdef KITE_IB_HAVE_CQ_ATTRS
 int kite_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		      KITE_IB_CQ_LAST_ARG);
+		      struct uverbs_attr_bundle *attrs);
+#else
+int kite_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata);
+#endif
 int kite_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int kite_ib_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
 int kite_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);

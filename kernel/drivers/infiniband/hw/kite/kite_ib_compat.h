@@ -9,22 +9,14 @@
 
 #include <rdma/uverbs_ioctl.h>
 
-/* 6.10 passes the attribute bundle, not the udata, to create_cq. */
+/*
+ * 6.10 passes the attribute bundle, not the udata, to create_cq and
+ * reg_user_mr_dmabuf: the prototypes choose, these get the udata back.
+ */
 #ifdef KITE_IB_HAVE_CQ_ATTRS
-#define KITE_IB_CQ_LAST_ARG	struct uverbs_attr_bundle *attrs
 #define kite_ib_cq_udata()	(attrs ? &attrs->driver_udata : NULL)
 #else
-#define KITE_IB_CQ_LAST_ARG	struct ib_udata *udata
 #define kite_ib_cq_udata()	(udata)
-#endif
-
-/* ... and to reg_user_mr_dmabuf. */
-#ifdef KITE_IB_HAVE_DMABUF_ATTRS
-#define KITE_IB_DMABUF_LAST_ARG	struct uverbs_attr_bundle *attrs
-#define kite_ib_dmabuf_udata()	(attrs ? &attrs->driver_udata : NULL)
-#else
-#define KITE_IB_DMABUF_LAST_ARG	struct ib_udata *udata
-#define kite_ib_dmabuf_udata()	(udata)
 #endif
 
 #endif /* _KITE_IB_COMPAT_H */

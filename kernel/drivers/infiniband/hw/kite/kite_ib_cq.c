@@ -22,8 +22,13 @@ static void kite_ib_cq_free_ring(struct kite_ib_dev *dev, struct kite_ib_cq *cq)
 				  cq->ring, cq->ring_dma);
 }
 
+#ifdef KITE_IB_HAVE_CQ_ATTRS
 int kite_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
-		      KITE_IB_CQ_LAST_ARG)
+		      struct uverbs_attr_bundle *attrs)
+#else
+int kite_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		      struct ib_udata *udata)
+#endif
 {
 	struct ib_udata *ud = kite_ib_cq_udata();
 	struct kite_ib_dev *dev = to_kdev(ibcq->device);

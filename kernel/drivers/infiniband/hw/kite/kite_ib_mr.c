@@ -170,10 +170,16 @@ err_free:
 }
 
 /* A pinned dma-buf (GPUDirect: the exporter's memory, peer to peer). */
+#ifdef KITE_IB_HAVE_DMABUF_ATTRS
 struct ib_mr *kite_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 					 u64 length, u64 virt_addr, int fd,
 					 int access,
-					 KITE_IB_DMABUF_LAST_ARG)
+					 struct uverbs_attr_bundle *attrs)
+#else
+struct ib_mr *kite_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+					 u64 length, u64 virt_addr, int fd,
+					 int access, struct ib_udata *udata)
+#endif
 {
 	struct kite_ib_dev *dev = to_kdev(ibpd->device);
 	struct ib_umem_dmabuf *umem_dmabuf;
