@@ -18,9 +18,10 @@ cache=${KITE_CACHE:-/var/cache/kite}
 # The one list of guest packages. Changing it (or the recipe below) changes the
 # cache key. Keep it lean: CI builds this from scratch.
 ROOTFS_PACKAGES="iproute2 ethtool iperf3 tcpdump python3 pciutils kmod procps
-iputils-ping netcat-openbsd strace
-perftest rdmacm-utils ibverbs-utils libnl-3-200 libnl-route-3-200 libudev1"
-# RDMA: Debian's perftest/rdmacm-utils/ibverbs-utils run on the rdma-core
+iputils-ping netcat-openbsd strace python3-yaml socat
+perftest rdmacm-utils ibverbs-utils libnl-3-200 libnl-route-3-200 libudev1 libpython3.11"
+# RDMA: Debian's perftest/rdmacm-utils/ibverbs-utils (and pyverbs, which
+# needs libpython3.11) run on the rdma-core
 # 56.1 build with the Kite provider, which tests/vm/run.py --rdma lays over
 # the root at boot (payload rdma-core/, then ldconfig).
 ROOTFS_PACKAGES="$ROOTFS_PACKAGES ${KITE_ROOTFS_EXTRA_PACKAGES:-}"
