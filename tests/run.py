@@ -41,6 +41,14 @@ SUITES = [
     ("vm-rdma", ["python3", "tests/vm/run.py", "--topology", "b2b", "--rdma"], "tap",
      ["model-build", "kernel-build", "qemu-build", "images", "rdma-core"], True),
     ("rtl", ["fpga/check.sh"], "tap", ["deps"], True),
+    # Extra suites (not in `make test`): the b2b guest scripts on Debian's
+    # 6.12 kernel, and the kernel's own NIC selftests (linux-source-6.12).
+    ("kernel-build-6.12", ["make", "-s", "kernel", "KVER_SERIES=6.12"], "step", ["deps"], False),
+    ("images-6.12", ["make", "-s", "images", "KVER_SERIES=6.12"], "step", ["deps"], False),
+    ("vm-b2b-6.12", ["python3", "tests/vm/run.py", "--topology", "b2b", "--kernel", "6.12"], "tap",
+     ["model-build", "kernel-build-6.12", "qemu-build", "images-6.12"], False),
+    ("selftests", ["python3", "tests/vm/selftests.py", "--kernel", "6.12"], "tap",
+     ["model-build", "kernel-build-6.12", "qemu-build", "images-6.12"], False),
 ]
 
 TAP_RE = re.compile(r"^\s*(not ok|ok)\b\s*(\d+)?\s*-?\s*(.*)$")
