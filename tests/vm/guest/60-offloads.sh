@@ -35,7 +35,7 @@ tso_case() { # NAME DST PORT IPVER MSS VLAN
 	check "TSO $1: 2 MiB arrives intact" xfer "$2" "$3"
 	capture_stop
 	check "TSO $1: on the wire every segment <= MSS $5, most = MSS, checksums valid, seq/IP ID contiguous" \
-		python3 $T/pcapcheck.py /tmp/tso.pcap --l4 tcp --ip "$4" --mss "$5" --vlan "$6" --min 1000
+		python3 $T/pcapcheck.py /tmp/tso.pcap --l4 tcp --ip "$4" --mss "$5" --vlan "$6" --min 1000 --capture-log /tmp/tso.pcap.err
 	python3 $T/pcapcheck.py /tmp/tso.pcap --l4 tcp --ip "$4" --mss "$5" --vlan "$6" 2>/dev/null | head -1
 	moved() { [ $(($(kstat $NS_A tx_lso) - lso0)) -gt 10 ] && [ $(($(qsum $NS_A '^tx[0-9]+_tso$') - tso0)) -gt 10 ]; }
 	check "TSO $1: the card segmented super-frames (tx_lso $(($(kstat $NS_A tx_lso) - lso0)))" moved
@@ -59,7 +59,7 @@ udp_case() { # NAME DST PORT IPVER COUNT SIZE GSO
 	local mss=$6
 	[ "$7" -gt 0 ] && mss=$7
 	check "$1: on the wire $want datagrams of $mss bytes, checksums valid" \
-		python3 $T/pcapcheck.py /tmp/udp.pcap --l4 udp --ip "$4" --mss "$mss" --min "$want"
+		python3 $T/pcapcheck.py /tmp/udp.pcap --l4 udp --ip "$4" --mss "$mss" --min "$want" --capture-log /tmp/udp.pcap.err
 	if [ "$7" -gt 0 ]; then
 		check "$1: $5 super-frames went to the card as USO" test $(($(qsum $NS_A '^tx[0-9]+_uso$') - uso0)) -eq "$5"
 	else

