@@ -9,7 +9,7 @@ BUILD := $(CURDIR)/build
 NPROC := $(shell nproc)
 
 .PHONY: all help deps spec spec-check model firmware-rv32 kernel kernel-check fabric qemu images \
-        test test-all selftests demo bench rtl-check clean
+        test test-6.12 selftests demo bench rtl-check clean
 
 all: model kernel fabric
 
@@ -17,6 +17,8 @@ help:
 	@echo "make demo        boot two emulated hosts with Kite cards, show link, ping, iperf3"
 	@echo "make test        build everything stale and run the test suites (~30-45 min fresh)"
 	@echo "make bench       benchmarks: Kite vs virtio-net/e1000e (not tests)"
+	@echo "make test-6.12   the VM suites on Debian's 6.12 kernel"
+	@echo "make selftests   the kernel's own NIC selftests (6.12 guest) against Kite"
 	@echo "make rtl-check   RTL lint, testbenches and synthesis only"
 	@echo "make spec        regenerate headers/packages/docs from fpga/spec/kite.toml"
 	@echo "make kernel KVER_SERIES=6.12   build the modules for another Debian kernel"
@@ -69,6 +71,10 @@ images:
 
 test:
 	@python3 tests/run.py
+
+# Every VM suite again on Debian's 6.12 kernel (not in make test: ~15 more minutes).
+test-6.12:
+	@python3 tests/run.py vm-b2b-6.12 vm-rdma-6.12
 
 # The kernel's own NIC selftests against Kite on the 6.12 guest (not in make test).
 selftests:

@@ -47,6 +47,8 @@ SUITES = [
     ("images-6.12", ["make", "-s", "images", "KVER_SERIES=6.12"], "step", ["deps"], False),
     ("vm-b2b-6.12", ["python3", "tests/vm/run.py", "--topology", "b2b", "--kernel", "6.12"], "tap",
      ["model-build", "kernel-build-6.12", "qemu-build", "images-6.12"], False),
+    ("vm-rdma-6.12", ["python3", "tests/vm/run.py", "--topology", "b2b", "--rdma", "--kernel", "6.12"], "tap",
+     ["model-build", "kernel-build-6.12", "qemu-build", "images-6.12", "rdma-core"], False),
     ("selftests", ["python3", "tests/vm/selftests.py", "--kernel", "6.12"], "tap",
      ["model-build", "kernel-build-6.12", "qemu-build", "images-6.12"], False),
 ]
