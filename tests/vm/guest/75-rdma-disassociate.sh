@@ -8,9 +8,10 @@ tap_plan 5
 dmesg -C
 rdma_setup || { not_ok "setup"; rdma_cleanup; tap_done; }
 # a context with PD, MR, CQ, QP waiting for its peer, and an event watcher
-in_b ibv_rc_pingpong -d $IB_B -g $GID_B >/tmp/pp.out 2>&1 &
+# (started without a wrapper, so that $! is the program and kill ends it)
+ip netns exec $NS_B ibv_rc_pingpong -d $IB_B -g $GID_B >/tmp/pp.out 2>&1 &
 pp=$!
-in_b ibv_asyncwatch -d $IB_B >/tmp/aw.out 2>&1 &
+ip netns exec $NS_B ibv_asyncwatch -d $IB_B >/tmp/aw.out 2>&1 &
 aw=$!
 sleep 2
 check "the device is in use (uverbs objects exist)" sh -c "ip netns exec $NS_B rdma resource show qp | grep -q 'type RC'"

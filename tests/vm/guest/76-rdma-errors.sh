@@ -9,7 +9,7 @@ dmesg -C
 rdma_setup || { not_ok "setup"; rdma_cleanup; tap_done; }
 d=$(mktemp -d)
 py="python3 $(dirname "$0")/rdma_rkey.py"
-in_b $py $IB_B $GID_B responder $d >/tmp/rkey.srv 2>&1 &
+ip netns exec $NS_B $py $IB_B $GID_B responder $d >/tmp/rkey.srv 2>&1 &
 srv=$!
 req=$(timeout 60 ip netns exec $NS_A $py $IB_A $GID_A requester $d 2>&1)
 wait $srv

@@ -31,36 +31,39 @@ gid_v4() {
 		done; exit 1'
 }
 
+# _try CMD...: run, or say which setup step failed
+_try() { "$@" || { echo "# rdma_setup: failed: $*"; return 1; }; }
+
 rdma_setup() {
 	local a b i
 	cleanup_b2b
-	modprobe -a ib_uverbs rdma_ucm ib_umad || return 1
+	_try modprobe -a ib_uverbs rdma_ucm ib_umad || return 1
 	# Exclusive mode can only be entered while no other netns exists.
 	rdma system set netns exclusive 2>/dev/null
-	rdma system show | grep -q 'netns exclusive' || { echo "# rdma netns not exclusive"; return 1; }
-	load_kite 2 || return 1
-	grep -q '^kite_ib ' /proc/modules || insmod "$KITE/modules/kite_ib.ko" || return 1
+	_try sh -c 'rdma system show | grep -q "netns exclusive"' || return 1
+	_try load_kite 2 || return 1
+	grep -q '^kite_ib ' /proc/modules || _try insmod "$KITE/modules/kite_ib.ko" || return 1
 	set -- $(kite_netdevs)
 	a=$1 b=$2
 	for i in $(seq 50); do
 		IB_A=$(ib_of_netdev "$a") && IB_B=$(ib_of_netdev "$b") && break
 		sleep 0.1
 	done
-	[ -n "$IB_A" ] && [ -n "$IB_B" ] || { echo "# no ib devices"; return 1; }
-	ip netns add $NS_A && ip netns add $NS_B || return 1
-	rdma dev set "$IB_A" netns $NS_A && rdma dev set "$IB_B" netns $NS_B || return 1
-	ip link set "$a" netns $NS_A && ip link set "$b" netns $NS_B || return 1
-	ip -n $NS_A link set "$a" name kite0 up && ip -n $NS_B link set "$b" name kite0 up || return 1
+	[ -n "$IB_A" ] && [ -n "$IB_B" ] || { echo "# rdma_setup: no ib devices for $a $b"; return 1; }
+	_try ip netns add $NS_A && _try ip netns add $NS_B || return 1
+	_try rdma dev set "$IB_A" netns $NS_A && _try rdma dev set "$IB_B" netns $NS_B || return 1
+	_try ip link set "$a" netns $NS_A && _try ip link set "$b" netns $NS_B || return 1
+	_try ip -n $NS_A link set "$a" name kite0 up && _try ip -n $NS_B link set "$b" name kite0 up || return 1
 	ip -n $NS_A link set lo up; ip -n $NS_B link set lo up
-	ip -n $NS_A addr add $IP_A/24 dev kite0 && ip -n $NS_B addr add $IP_B/24 dev kite0 || return 1
-	ip -n $NS_A addr add $IP6_A/64 dev kite0 nodad && ip -n $NS_B addr add $IP6_B/64 dev kite0 nodad || return 1
-	wait_carrier $NS_A 1 && wait_carrier $NS_B 1 || return 1
+	_try ip -n $NS_A addr add $IP_A/24 dev kite0 && _try ip -n $NS_B addr add $IP_B/24 dev kite0 || return 1
+	_try ip -n $NS_A addr add $IP6_A/64 dev kite0 nodad && _try ip -n $NS_B addr add $IP6_B/64 dev kite0 nodad || return 1
+	_try wait_carrier $NS_A 1 && _try wait_carrier $NS_B 1 || return 1
 	# The core adds GIDs as addresses appear.
 	for i in $(seq 50); do
 		GID_A=$(gid_v4 $NS_A "$IB_A") && GID_B=$(gid_v4 $NS_B "$IB_B") && break
 		sleep 0.1
 	done
-	[ -n "$GID_A" ] && [ -n "$GID_B" ] || { echo "# no IPv4 RoCEv2 GIDs"; return 1; }
+	[ -n "$GID_A" ] && [ -n "$GID_B" ] || { echo "# rdma_setup: no IPv4 RoCEv2 GIDs"; return 1; }
 	# The kernel learns the peer's MAC before rdma_cm/AH resolution needs it.
 	ip netns exec $NS_A ping -c 1 -W 2 -q $IP_B >/dev/null
 }
