@@ -6,7 +6,16 @@ setup_b2b 1500 || { echo "Bail out! b2b setup failed"; exit 1; }
 before=$(kstat $NS_A link_changes)
 peer_down() { ip -n $NS_B link set kite0 down && wait_carrier $NS_A 0; }
 peer_up() { ip -n $NS_B link set kite0 up && wait_carrier $NS_A 1; }
-no_carrier_shown() { ip -n $NS_A link show kite0 | grep -q NO-CARRIER; }
+# ip link derives NO-CARRIER from the operational state, which linkwatch
+# updates up to a second after the carrier change.
+no_carrier_shown() {
+	local i
+	for i in $(seq 30); do
+		ip -n $NS_A link show kite0 | grep -q NO-CARRIER && return 0
+		sleep 0.1
+	done
+	return 1
+}
 changes_moved() { [ $(($(kstat $NS_A link_changes) - before)) -eq 2 ]; }
 check "peer down: carrier lost" peer_down
 check "ip link reports NO-CARRIER" no_carrier_shown

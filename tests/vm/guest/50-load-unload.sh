@@ -28,10 +28,12 @@ settle
 slab1=$(awk '/^Slab:/ {print $2}' /proc/meminfo)
 avail1=$(awk '/^MemAvailable:/ {print $2}' /proc/meminfo)
 diag "slab ${slab0} -> ${slab1} KiB, available ${avail0} -> ${avail1} KiB"
-# Each cycle allocates 2 cards x (rings + RX pages): several MiB. Leaking the RX
-# pages or rings of one cycle shows as MiBs per cycle; the bounds allow for
-# measurement noise (about 5 MiB seen) but not for a per-cycle leak.
+# Each cycle allocates 2 cards x 4 channels x 512 RX pages (16 MiB) plus rings:
+# leaking them shows as 16+ MiB per cycle, 320 MiB over the run. MemAvailable
+# swings by about +-25 MiB between identical runs (page cache, per-CPU lists),
+# so the bound is 64 MiB: it catches a per-cycle leak of pages or rings, not a
+# few bytes (Debian's kernel has no kmemleak). Slab is steadier: 2 MiB.
 check "slab grew less than 2 MiB over $cycles cycles" test $((slab1 - slab0)) -lt 2048
-check "available memory fell less than 16 MiB over $cycles cycles" test $((avail0 - avail1)) -lt 16384
+check "available memory fell less than 64 MiB over $cycles cycles" test $((avail0 - avail1)) -lt 65536
 check "no warnings in dmesg" dmesg_clean
 tap_done
