@@ -4,7 +4,7 @@
 # rdma_cm (-R). Results are printed as diagnostics (MB/s, usec).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rdma_lib.sh"
-tap_plan 14
+tap_plan 16
 dmesg -C
 rdma_setup || { not_ok "setup"; rdma_cleanup; tap_done; }
 # perf NAME TOOL ARGS...: server in B, client in A, one TAP line plus the
@@ -24,11 +24,11 @@ X="-x $GID_A"	# both sides' IPv4 GIDs have the same index
 perf "ib_write_bw 64 KiB" ib_write_bw $X -s 65536 -n 500
 perf "ib_write_bw 1 MiB" ib_write_bw $X -s 1048576 -n 40
 perf "ib_write_bw 64 B, 8 QPs" ib_write_bw $X -s 64 -n 500 -q 8
-# One response packet per READ: with both cards in one QEMU, the hub can
-# deliver a multi-packet READ response burst out of order (a response that
-# met back-pressure is flushed after the rest), which go-back-N survives
-# only slowly. See tools/qemu/kite/kite.c kite_receive().
 perf "ib_read_bw 1 KiB, 16 outstanding" ib_read_bw $X -s 1024 -n 1000
+perf "ib_read_bw 64 KiB (multi-packet responses)" ib_read_bw $X -s 65536 -n 100
+# Responses must arrive in order: a wire that reorders shows up here.
+no_read_oos() { [ "$(in_a rdma statistic show link "$IB_A/1" | grep -o 'out_of_sequence [0-9]*' | cut -d' ' -f2)" = 0 ]; }
+check "READ responses arrived in order (out_of_sequence 0)" no_read_oos
 perf "ib_send_bw 64 KiB" ib_send_bw $X -s 65536 -n 300
 perf "ib_send_bw 2 B" ib_send_bw $X -s 2 -n 1000
 perf "ib_atomic_bw fetch-and-add" ib_atomic_bw $X -n 500

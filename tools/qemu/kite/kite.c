@@ -64,6 +64,8 @@ typedef struct KitePort {
     unsigned int index;
     NICState *nic;
     QEMUBH *flush_bh;           /* rx_ready(): flush the net layer's queue */
+    QEMUBH *tx_bh;              /* sends the frames the card queued in tx */
+    GQueue tx;                  /* GByteArray frames, oldest first */
 } KitePort;
 
 typedef struct KiteBar {
@@ -161,7 +163,27 @@ static void kite_host_frame_out(void *opaque, unsigned int port,
                      s->num_ports);
         return;
     }
-    qemu_send_packet(qemu_get_queue(s->port[port].nic), frame, len);
+    /*
+     * Frames are sent from a bottom half, never from within a call into the
+     * card. A frame sent synchronously could reach a peer card that is itself
+     * inside frame_in(): the net layer then parks it and delivers the peer's
+     * next frame first, reordering the wire. Deferring keeps every port FIFO.
+     */
+    g_queue_push_tail(&s->port[port].tx,
+                      g_byte_array_append(g_byte_array_sized_new(len),
+                                          frame, len));
+    qemu_bh_schedule(s->port[port].tx_bh);
+}
+
+static void kite_tx_bh(void *opaque)
+{
+    KitePort *p = opaque;
+    GByteArray *f;
+
+    while ((f = g_queue_pop_head(&p->tx))) {
+        qemu_send_packet(qemu_get_queue(p->nic), f->data, f->len);
+        g_byte_array_unref(f);
+    }
 }
 
 static void kite_host_rx_ready(void *opaque, unsigned int port)
@@ -473,6 +495,9 @@ static bool kite_init_ports(KiteState *s, Error **errp)
                                  s->conf[i].macaddr.a);
         p->flush_bh = qemu_bh_new_guarded(kite_flush_bh, p,
                                           &dev->mem_reentrancy_guard);
+        p->tx_bh = qemu_bh_new_guarded(kite_tx_bh, p,
+                                       &dev->mem_reentrancy_guard);
+        g_queue_init(&p->tx);
     }
     return true;
 }
@@ -501,6 +526,11 @@ static void kite_fini(KiteState *s)
             qemu_bh_delete(p->flush_bh);
             p->flush_bh = NULL;
         }
+        if (p->tx_bh) {
+            qemu_bh_delete(p->tx_bh);
+            p->tx_bh = NULL;
+        }
+        g_queue_clear_full(&p->tx, (GDestroyNotify)g_byte_array_unref);
         if (p->nic) {
             qemu_del_nic(p->nic);
             p->nic = NULL;
