@@ -12,24 +12,6 @@
 
 #include "kite.h"
 
-static const char *kite_health_name(u32 syndrome)
-{
-	switch (syndrome) {
-	case KITE_HEALTH_SYNDROME_OK:
-		return "OK";
-	case KITE_HEALTH_SYNDROME_CMDQ_DMA:
-		return "CMDQ_DMA";
-	case KITE_HEALTH_SYNDROME_EQ_OVERFLOW:
-		return "EQ_OVERFLOW";
-	case KITE_HEALTH_SYNDROME_FW_ASSERT:
-		return "FW_ASSERT";
-	case KITE_HEALTH_SYNDROME_INTERNAL:
-		return "INTERNAL";
-	default:
-		return "UNKNOWN";
-	}
-}
-
 static size_t kite_ring_bytes(u32 entries, size_t entry_size)
 {
 	/* Whole pages: the card wants 4 KiB aligned, contiguous rings. */
@@ -67,7 +49,7 @@ static void kite_async_eqe(struct kite_dev *kdev, const struct kite_eqe *eqe)
 		break;
 	case KITE_EQE_TYPE_HEALTH:
 		dev_err_ratelimited(dev, "health event: syndrome %s (%u)\n",
-				    kite_health_name(data), data);
+				    kite_health_syndrome_str(data), data);
 		break;
 	case KITE_EQE_TYPE_WQ_ERROR:
 		dev_err_ratelimited(dev,
