@@ -90,6 +90,15 @@ pair() {
 	timeout "$t" ip netns exec $NS_B "${srv[@]}" >"/tmp/$name.srv" 2>&1 &
 	spid=$!
 	sleep "${DELAY:-1}"
+	# A loaded machine can take longer than DELAY to bring the server up:
+	# wait (up to 15 s) for its TCP or rdma_cm listener before the client.
+	local i
+	for i in $(seq 150); do
+		{ ip netns exec $NS_B ss -Hltn | grep -q . ||
+		  ip netns exec $NS_B rdma resource show cm_id 2>/dev/null | grep -q LISTEN; } && break
+		kill -0 $spid 2>/dev/null || break
+		sleep 0.1
+	done
 	timeout "$t" ip netns exec $NS_A "${cli[@]}" >"/tmp/$name.cli" 2>&1
 	rc_c=$?
 	wait $spid
