@@ -30,6 +30,20 @@ bool all_zero(const void *p, size_t n) {
     return true;
 }
 
+bool same(const void *a, const void *b, size_t n) {
+    const uint8_t *x = static_cast<const uint8_t *>(a), *y = static_cast<const uint8_t *>(b);
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != y[i])
+            return false;
+    return true;
+}
+
+// A big-endian field as loaded from a command, in host order.
+inline uint16_t be16_host(uint16_t v) {
+    const uint8_t *b = reinterpret_cast<const uint8_t *>(&v);
+    return uint16_t(b[0] << 8 | b[1]);
+}
+
 constexpr uint32_t OK_ = st::OK;
 inline bool log_ok(uint32_t v) { return v >= limits::MIN_LOG_RING && v <= limits::MAX_LOG_RING; }
 inline bool aligned4k(uint64_t a) { return (a & 0xfff) == 0; }
@@ -57,6 +71,7 @@ Firmware::Firmware(Hal &hal) : hal_(hal) {
     zero(srq_, sizeof(srq_));
     zero(ah_, sizeof(ah_));
     zero(rss_used_, sizeof(rss_used_));
+    zero(flow_used_, sizeof(flow_used_));
     zero(db_alloc_, sizeof(db_alloc_));
     zero(&flash_, sizeof(flash_));
     flash_state_ = flash_state::IDLE;
@@ -140,9 +155,23 @@ void Firmware::rss_release(uint32_t idx) {
     rss_used_[idx] = 0;
 }
 
+void Firmware::flow_release(uint32_t idx) {
+    ctx::flow_ctx r;
+    hal_.ctx_read(ctx::table::FLOW, idx, &r, sizeof(r));
+    if (r.valid && r.action == 0 && r.rq < ctx::NUM_RQ && rq_[r.rq].rss_refs)
+        rq_[r.rq].rss_refs--;
+    zero(&r, sizeof(r));
+    hal_.ctx_write(ctx::table::FLOW, idx, &r, sizeof(r));
+    flow_used_[idx] = 0;
+}
+
 void Firmware::reset_function(uint16_t fn) {
     if (fn >= ctx::MAX_FN)
         return;
+    for (uint32_t p = 0; p < pci::MAX_PORTS; p++)
+        for (uint32_t i = 0; i < limits::MAX_FLOW_RULES; i++)
+            if (flow_used_[ctx::flow_index(fn, p, i)])
+                flow_release(ctx::flow_index(fn, p, i));
     for (uint32_t p = 0; p < pci::MAX_PORTS; p++)
         for (uint32_t c = 0; c < limits::MAX_RSS_CTX; c++)
             if (rss_used_[ctx::rss_index(fn, p, c)])
@@ -328,6 +357,7 @@ Firmware::res Firmware::execute(uint16_t fn, const uint8_t *in, uint8_t *out, ui
     case op::QUERY_MR: r = query_mr(fn, in, out); break;
     case op::SET_RSS: r = set_rss(fn, in, out); break;
     case op::DESTROY_RSS: r = destroy_rss(fn, in); break;
+    case op::SET_FLOW_RULE: r = set_flow_rule(fn, in); break;
     case op::SET_MAC_FILTER: r = set_mac_filter(fn, in); break;
     case op::SET_RX_MODE: r = set_rx_mode(fn, in); break;
     case op::SET_VLAN_FILTER: r = set_vlan_filter(fn, in); break;
@@ -854,6 +884,77 @@ Firmware::res Firmware::destroy_rss(uint16_t fn, const uint8_t *in) {
     if (c >= limits::MAX_RSS_CTX || !rss_used_[ctx::rss_index(fn, port, c)])
         FAIL(BAD_OBJECT, RSS_CTX_RANGE);
     rss_release(ctx::rss_index(fn, port, c));
+    DONE();
+}
+
+// Exact-match ntuple rule of (fn, port): the fields the match bits select
+// must equal the frame's; action 0 steers to an RQ of the function on the
+// port, 1 to one of its RSS contexts on the port, 2 drops (rx_flow_drop).
+// Adding to a used slot replaces the rule.
+Firmware::res Firmware::set_flow_rule(uint16_t fn, const uint8_t *in) {
+    using fr = flow_rule_in;
+    auto a = load<flow_rule_in>(in);
+    if (!port_ok(fn, a.port))
+        FAIL(BAD_PARAM, PORT_RANGE);
+    if (a.rsvd0 || a.rsvd1 || a.rsvd[0] || a.rsvd[1] || a.rsvd[2])
+        FAIL(BAD_PARAM, CMD_RESERVED_NONZERO);
+    if (a.rule >= limits::MAX_FLOW_RULES)
+        FAIL(BAD_PARAM, FLOW_RULE_RANGE);
+    uint32_t idx = ctx::flow_index(fn, a.port, a.rule);
+    if (a.op == 0) {
+        if (!flow_used_[idx])
+            FAIL(BAD_PARAM, FILTER_NOT_FOUND);
+        flow_release(idx);
+        DONE();
+    }
+    if (a.op != 1)
+        FAIL(BAD_PARAM, FLOW_RULE_MATCH);
+    const uint8_t all = fr::MATCH_SRC_IP | fr::MATCH_DST_IP | fr::MATCH_SRC_PORT | fr::MATCH_DST_PORT |
+                        fr::MATCH_IPV6;
+    if ((a.l4_proto != 6 && a.l4_proto != 17) || (a.match & ~all))
+        FAIL(BAD_PARAM, FLOW_RULE_MATCH);
+    static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+    if (!(a.match & fr::MATCH_IPV6) &&
+        (((a.match & fr::MATCH_SRC_IP) && !same(a.src_ip, mapped, 12)) ||
+         ((a.match & fr::MATCH_DST_IP) && !same(a.dst_ip, mapped, 12))))
+        FAIL(BAD_PARAM, FLOW_RULE_MATCH);
+    switch (a.action) {
+    case 0:
+        if (a.ctx || a.rq == 0 || a.rq >= ctx::NUM_RQ || !rq_[a.rq].used || rq_[a.rq].kind != ctx::WQ_ETH ||
+            rq_[a.rq].fn != fn || rq_[a.rq].port != a.port)
+            FAIL(BAD_PARAM, FLOW_RULE_ACTION);
+        break;
+    case 1:
+        if (a.rq || a.ctx >= limits::MAX_RSS_CTX || !rss_used_[ctx::rss_index(fn, a.port, a.ctx)])
+            FAIL(BAD_PARAM, FLOW_RULE_ACTION);
+        break;
+    case 2:
+        if (a.rq || a.ctx)
+            FAIL(BAD_PARAM, FLOW_RULE_ACTION);
+        break;
+    default:
+        FAIL(BAD_PARAM, FLOW_RULE_ACTION);
+    }
+    if (flow_used_[idx])
+        flow_release(idx);
+    ctx::flow_ctx r;
+    zero(&r, sizeof(r));
+    r.valid = 1;
+    r.l4_proto = a.l4_proto;
+    r.match = a.match;
+    r.action = a.action;
+    r.ctx = a.ctx;
+    r.rq = a.action == 0 ? a.rq : 0;
+    r.sport = be16_host(a.src_port);
+    r.dport = be16_host(a.dst_port);
+    if (a.match & fr::MATCH_SRC_IP)
+        copy(r.src_ip, a.src_ip, 16);
+    if (a.match & fr::MATCH_DST_IP)
+        copy(r.dst_ip, a.dst_ip, 16);
+    if (a.action == 0)
+        rq_[a.rq].rss_refs++;
+    hal_.ctx_write(ctx::table::FLOW, idx, &r, sizeof(r));
+    flow_used_[idx] = 1;
     DONE();
 }
 

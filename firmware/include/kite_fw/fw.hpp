@@ -89,6 +89,7 @@ private:
     res query_mr(uint16_t fn, const uint8_t *in, uint8_t *out);
     res set_rss(uint16_t fn, const uint8_t *in, uint8_t *out);
     res destroy_rss(uint16_t fn, const uint8_t *in);
+    res set_flow_rule(uint16_t fn, const uint8_t *in);
     res set_mac_filter(uint16_t fn, const uint8_t *in);
     res set_rx_mode(uint16_t fn, const uint8_t *in);
     res set_vlan_filter(uint16_t fn, const uint8_t *in);
@@ -120,6 +121,7 @@ private:
     bool port_ok(uint16_t fn, uint32_t port);
     bool db_page_ok(uint16_t fn, uint32_t page) const;
     void rss_release(uint32_t idx);
+    void flow_release(uint32_t idx);
     void default_filter(uint16_t fn, uint8_t port);
     ctx::func_ctx func(uint16_t fn);
     void load_flash_ctl();
@@ -136,6 +138,7 @@ private:
     srq_obj srq_[ctx::NUM_SRQ];
     ah_obj ah_[ctx::NUM_AH];
     uint8_t rss_used_[ctx::NUM_RSS];
+    uint8_t flow_used_[ctx::NUM_FLOW];
     uint8_t db_alloc_[ctx::MAX_FN][spec::pci::PF_DB_PAGES / 8];
     flash_ctl flash_;
     flash_state flash_state_;

@@ -180,6 +180,7 @@ void Card::ctx_read(ctx::table t, uint32_t idx, void *buf, uint32_t len) {
     case ctx::table::RQ: ok = ctx_copy(hw_.rq, idx, buf, len, false); break;
     case ctx::table::RSS: ok = ctx_copy(hw_.rss, idx, buf, len, false); break;
     case ctx::table::FILTER: ok = ctx_copy(hw_.filter, idx, buf, len, false); break;
+    case ctx::table::FLOW: ok = ctx_copy(hw_.flow, idx, buf, len, false); break;
     case ctx::table::PORT: ok = ctx_copy(hw_.port, idx, buf, len, false); break;
     case ctx::table::MR: ok = ctx_copy(hw_.mr, idx, buf, len, false); break;
     case ctx::table::QP: ok = ctx_copy(hw_.qp, idx, buf, len, false); break;
@@ -217,6 +218,7 @@ void Card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t len)
     }
     case ctx::table::RSS: ok = ctx_copy(hw_.rss, idx, buf, len, true); break;
     case ctx::table::FILTER: ok = ctx_copy(hw_.filter, idx, buf, len, true); break;
+    case ctx::table::FLOW: ok = ctx_copy(hw_.flow, idx, buf, len, true); break;
     case ctx::table::PORT:
         ok = ctx_copy(hw_.port, idx, buf, len, true);
         if (ok && idx < hw_.cfg.num_ports)

@@ -58,6 +58,7 @@ struct Hw {
     std::vector<ctx::wq_ctx> rq = std::vector<ctx::wq_ctx>(ctx::NUM_RQ);
     std::vector<ctx::rss_ctx> rss = std::vector<ctx::rss_ctx>(ctx::NUM_RSS);
     std::vector<ctx::filter_ctx> filter = std::vector<ctx::filter_ctx>(ctx::NUM_FILTER);
+    std::vector<ctx::flow_ctx> flow = std::vector<ctx::flow_ctx>(ctx::NUM_FLOW);
     std::vector<ctx::port_ctx> port = std::vector<ctx::port_ctx>(spec::pci::MAX_PORTS);
     std::vector<ctx::mr_ctx> mr = std::vector<ctx::mr_ctx>(ctx::NUM_MR);
     std::vector<ctx::qp_ctx> qp = std::vector<ctx::qp_ctx>(ctx::NUM_QP);

@@ -39,6 +39,37 @@ bool RxPipeline::filter_accepts(uint16_t fn, unsigned port, const uint8_t *f, ui
     return false;
 }
 
+const ctx::flow_ctx *RxPipeline::flow_match(uint16_t fn, unsigned port, const uint8_t *f, const parsed_frame &p) {
+    if (p.malformed || p.ip_frag || (p.l4 != l4_type::TCP && p.l4 != l4_type::UDP))
+        return nullptr;
+    const bool v6 = p.l3 == l3_type::IPV6;
+    uint8_t src[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff}, dst[16];
+    std::memcpy(dst, src, 12);
+    if (v6) {
+        std::memcpy(src, f + p.l3_off + 8, 16);
+        std::memcpy(dst, f + p.l3_off + 24, 16);
+    } else {
+        std::memcpy(src + 12, f + p.l3_off + 12, 4);
+        std::memcpy(dst + 12, f + p.l3_off + 16, 4);
+    }
+    using fr = flow_rule_in;
+    const ctx::flow_ctx *r = &hw_.flow[ctx::flow_index(fn, port, 0)];
+    for (unsigned i = 0; i < limits::MAX_FLOW_RULES; i++, r++) {
+        if (!r->valid || r->l4_proto != p.l4_proto || bool(r->match & fr::MATCH_IPV6) != v6)
+            continue;
+        if ((r->match & fr::MATCH_SRC_IP) && std::memcmp(r->src_ip, src, 16))
+            continue;
+        if ((r->match & fr::MATCH_DST_IP) && std::memcmp(r->dst_ip, dst, 16))
+            continue;
+        if ((r->match & fr::MATCH_SRC_PORT) && r->sport != p.sport)
+            continue;
+        if ((r->match & fr::MATCH_DST_PORT) && r->dport != p.dport)
+            continue;
+        return r;
+    }
+    return nullptr;
+}
+
 int RxPipeline::receive(unsigned port, const uint8_t *f, size_t len) {
     PortState &ps = hw_.ports[port];
     port_stats &st = ps.stats;
@@ -78,15 +109,24 @@ int RxPipeline::receive(unsigned port, const uint8_t *f, size_t len) {
         st.rx_filtered++;
         return 1;
     }
-    const ctx::rss_ctx &rc = hw_.rss[ctx::rss_index(fn, port, 0)];
-    if (!rc.valid) {
+    // Steering: the lowest matching ntuple rule, else RSS context 0.
+    const ctx::flow_ctx *rule = flow_match(fn, port, f, p);
+    if (rule && rule->action == 2) {
+        if (!fcs_good)
+            st.rx_bad_fcs++;
+        else
+            st.rx_flow_drop++;
+        return 1;
+    }
+    const ctx::rss_ctx &rc = hw_.rss[ctx::rss_index(fn, port, rule && rule->action == 1 ? rule->ctx : 0)];
+    if (!rc.valid && !(rule && rule->action == 0)) {
         st.rx_no_buffer++;
         return 1;
     }
     rss_result h;
-    if (rc.hash_fields && !p.malformed)
+    if (rc.valid && rc.hash_fields && !p.malformed)
         h = rss_hash(f, p, rc.hash_fields, rc.key);
-    uint32_t rqn = rc.table[rc.hash_fields ? h.hash % rc.table_size : 0];
+    uint32_t rqn = rule && rule->action == 0 ? rule->rq : rc.table[rc.hash_fields ? h.hash % rc.table_size : 0];
     if (rqn >= hw_.rq.size() || !hw_.rq[rqn].valid || hw_.rq[rqn].state != wq_state::RDY) {
         st.rx_no_buffer++;
         return 1;

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "card/hw.hpp"
+#include "kite/parser.hpp"
 #include "mac/mac.hpp"
 #include "queue/queue.hpp"
 #include "roce/roce.hpp"
@@ -19,6 +20,7 @@ public:
     int receive(unsigned port, const uint8_t *frame, size_t len);
 
 private:
+    const ctx::flow_ctx *flow_match(uint16_t fn, unsigned port, const uint8_t *f, const parsed_frame &p);
     bool filter_accepts(uint16_t fn, unsigned port, const uint8_t *f, uint16_t outer_vid, bool tagged);
     Hw &hw_;
     QueueEngine &q_;

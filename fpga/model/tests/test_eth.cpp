@@ -440,3 +440,81 @@ TEST(Rings, OwnerBitWrapsOnCqAndEq) {
     }
     EXPECT_EQ(h.stats().rx_packets, 11u);
 }
+
+TEST(EthRx, FlowRulesSteerBeforeRss) {
+    FakeHost h;
+    Driver d{h};
+    d.bring_up();
+    Queue qa, qb, qc;
+    for (Queue *q : {&qa, &qb, &qc}) {
+        ASSERT_EQ(d.create_wq(true, *q, 4, 6, d.cq.id).status, cmd_status::OK);
+        ASSERT_EQ(d.modify_wq(true, q->id, wq_state::RDY).status, cmd_status::OK);
+    }
+    Res ctx = d.set_rss(0xffff, {uint16_t(qb.id), uint16_t(qc.id)}, rss_field::IPV4 | rss_field::IPV4_UDP,
+                        kite::rss_default_key);
+    ASSERT_EQ(ctx.status, cmd_status::OK);
+    auto be = [](uint16_t v) { return uint16_t(v >> 8 | (v & 0xff) << 8); };
+    auto rule = [&](uint16_t slot, uint8_t match, uint32_t sip, uint16_t dport, uint8_t action, uint32_t rq,
+                    uint16_t c) {
+        flow_rule_in in{};
+        in.rule = slot;
+        in.op = 1;
+        in.l4_proto = 17;
+        in.match = match;
+        in.src_ip[10] = in.src_ip[11] = 0xff;
+        for (int i = 0; i < 4; i++)
+            in.src_ip[12 + i] = uint8_t(sip >> (24 - 8 * i));
+        in.dst_port = be(dport);
+        in.action = action;
+        in.rq = rq;
+        in.ctx = c;
+        return d.cmd(cmd_opcode::SET_FLOW_RULE, in).status;
+    };
+    using fr = flow_rule_in;
+    ASSERT_EQ(rule(5, fr::MATCH_SRC_IP | fr::MATCH_DST_PORT, 0x0a000009, 2000, 0, qa.id, 0), cmd_status::OK);
+    ASSERT_EQ(rule(1, fr::MATCH_DST_PORT, 0, 3000, 2, 0, 0), cmd_status::OK);
+    ASSERT_EQ(rule(2, fr::MATCH_DST_PORT, 0, 4000, 1, 0, uint16_t(ctx.id())), cmd_status::OK);
+    ASSERT_EQ(rule(3, fr::MATCH_DST_PORT | fr::MATCH_IPV6, 0, 2000, 2, 0, 0), cmd_status::OK);  // v6 only
+    d.set_port(true);
+    partner_up(h);
+    Queue keep = d.rq;
+    for (Queue *q : {&qa, &qb, &qc}) {
+        d.rq = *q;
+        d.post_rx(8);
+        *q = d.rq;
+    }
+    d.rq = keep;
+    d.post_rx(8);
+    auto rx = [&](uint32_t sip, uint16_t sport, uint16_t dport) -> uint32_t {
+        h.frame_in(with_fcs(udp4_frame(PF_MAC, 20, sip, 0x0a000002, sport, dport)));
+        auto c = d.poll_cq(d.cq);
+        return c ? c->qpn : 0;
+    };
+    EXPECT_EQ(rx(0x0a000009, 1000, 2000), qa.id);     // the queue rule
+    EXPECT_EQ(rx(0x0a000001, 1000, 2000), d.rq.id);   // other source: RSS context 0
+    EXPECT_EQ(rx(0x0a000009, 1000, 3000), 0u);        // dropped
+    EXPECT_EQ(h.stats().rx_flow_drop, 1u);
+    for (uint16_t sport = 1000; sport < 1008; sport++) {
+        auto f = udp4_frame(PF_MAC, 20, 0x0a000001, 0x0a000002, sport, 4000);
+        uint8_t in[12];
+        std::memcpy(in, &f[26], 8);
+        std::memcpy(in + 8, &f[34], 4);
+        uint32_t hash = kite::toeplitz_hash(kite::rss_default_key, 40, in, 12);
+        EXPECT_EQ(rx(0x0a000001, sport, 4000), hash % 2 ? qc.id : qb.id);
+    }
+    // The lowest matching slot wins; removing it restores the next.
+    ASSERT_EQ(rule(0, fr::MATCH_DST_PORT, 0, 2000, 2, 0, 0), cmd_status::OK);
+    EXPECT_EQ(rx(0x0a000009, 1000, 2000), 0u);
+    EXPECT_EQ(h.stats().rx_flow_drop, 2u);
+    flow_rule_in del{};
+    del.rule = 0;
+    ASSERT_EQ(d.cmd(cmd_opcode::SET_FLOW_RULE, del).status, cmd_status::OK);
+    EXPECT_EQ(rx(0x0a000009, 1000, 2000), qa.id);
+    // A function reset forgets its rules.
+    d.bring_up();
+    d.set_port(true);
+    partner_up(h);
+    d.post_rx(2);
+    EXPECT_EQ(rx(0x0a000001, 1000, 3000), d.rq.id);
+    EXPECT_EQ(h.stats().rx_flow_drop, 2u);
+}

@@ -39,6 +39,7 @@ package kite_pkg;
   localparam longint unsigned RSS_KEY_SIZE = 64'h28;  // Toeplitz key size in bytes
   localparam longint unsigned RSS_TABLE_SIZE = 64'h100;  // Indirection table entries per RSS context
   localparam longint unsigned MAX_RSS_CTX = 64'h10;  // RSS contexts per function, context 0 is the default
+  localparam longint unsigned MAX_FLOW_RULES = 64'h40;  // SET_FLOW_RULE rule slots per function and port
   localparam longint unsigned CMD_ENTRY_SIZE = 64'h100;  // Command queue entry size
   localparam longint unsigned CMD_IN_SIZE = 64'h70;  // Inline command input size
   localparam longint unsigned CMD_OUT_SIZE = 64'h80;  // Inline command output size
@@ -250,6 +251,9 @@ package kite_pkg;
     SYNDROME_FILTER_MAC = 16'ha03,
     SYNDROME_FILTER_VLAN = 16'ha04,
     SYNDROME_FILTER_FORCED = 16'ha05,
+    SYNDROME_FLOW_RULE_RANGE = 16'ha06,
+    SYNDROME_FLOW_RULE_MATCH = 16'ha07,
+    SYNDROME_FLOW_RULE_ACTION = 16'ha08,
     SYNDROME_VF_RANGE = 16'hb01,
     SYNDROME_PORT_RANGE = 16'hc01,
     SYNDROME_PORT_MTU = 16'hc02,
@@ -549,7 +553,8 @@ package kite_pkg;
 
   // Counters of one port (QUERY_STATS PORT, and BAR0 STATS_BASE).
   typedef struct packed {
-    logic [1:0][63:0] rsvd;
+    logic [63:0] rsvd;
+    logic [63:0] rx_flow_drop;
     logic [63:0] rx_csum_complete;
     logic [63:0] tx_lso;
     logic [63:0] rx_malformed;
@@ -879,7 +884,10 @@ package kite_pkg;
 
   // SET_FLOW_RULE input: exact-match ntuple steering.
   typedef struct packed {
-    logic [1:0][63:0] rsvd;
+    logic [2:0][31:0] rsvd;
+    logic [15:0] rsvd1;
+    logic [7:0] rsvd0;
+    logic [7:0] port;
     logic [31:0] rq;
     logic [15:0] ctx;
     logic [7:0] action;

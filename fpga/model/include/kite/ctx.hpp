@@ -12,7 +12,7 @@
 
 namespace kite::ctx {
 
-enum class table : uint8_t { FUNC, EQ, CQ, SQ, RQ, RSS, FILTER, PORT, MR, QP, SRQ, AH, GID };
+enum class table : uint8_t { FUNC, EQ, CQ, SQ, RQ, RSS, FILTER, PORT, MR, QP, SRQ, AH, GID, FLOW };
 
 inline constexpr uint32_t MAX_FN = 1 + spec::pci::MAX_VFS;
 inline constexpr uint32_t NUM_EQ = 128;   // object numbers 1..NUM_EQ-1
@@ -25,6 +25,7 @@ inline constexpr uint32_t NUM_UC = 16;    // unicast filter entries per function
 inline constexpr uint32_t NUM_MC = 64;    // multicast filter entries per function and port
 inline constexpr uint32_t NUM_RSS = MAX_FN * spec::pci::MAX_PORTS * spec::limits::MAX_RSS_CTX;
 inline constexpr uint32_t NUM_FILTER = MAX_FN * spec::pci::MAX_PORTS;
+inline constexpr uint32_t NUM_FLOW = MAX_FN * spec::pci::MAX_PORTS * spec::limits::MAX_FLOW_RULES;
 // An RDMA QP n owns SQ n and RQ n (the doorbell names both by n), so QP
 // numbers share the SQ/RQ number space; an SRQ owns an RQ number.
 inline constexpr uint32_t NUM_QP = NUM_SQ;
@@ -38,6 +39,9 @@ inline constexpr uint32_t rss_index(uint32_t fn, uint32_t port, uint32_t c) {
     return (fn * spec::pci::MAX_PORTS + port) * spec::limits::MAX_RSS_CTX + c;
 }
 inline constexpr uint32_t filter_index(uint32_t fn, uint32_t port) { return fn * spec::pci::MAX_PORTS + port; }
+inline constexpr uint32_t flow_index(uint32_t fn, uint32_t port, uint32_t rule) {
+    return (fn * spec::pci::MAX_PORTS + port) * spec::limits::MAX_FLOW_RULES + rule;
+}
 inline constexpr uint32_t gid_index(uint32_t fn, uint32_t port, uint32_t i) {
     return (fn * spec::pci::MAX_PORTS + port) * spec::limits::GID_TABLE_SIZE + i;
 }
@@ -90,6 +94,15 @@ struct rss_ctx {
     uint16_t fn, table_size;
     uint8_t key[spec::limits::RSS_KEY_SIZE];
     uint16_t table[spec::limits::RSS_TABLE_SIZE];
+};
+
+// SET_FLOW_RULE: exact-match ntuple rule of a function and port. The lowest
+// matching slot wins; addresses are IPv4-mapped for IPv4, ports host order.
+struct flow_ctx {
+    uint8_t valid, l4_proto, match, action;  // match: flow_rule_in::MATCH_*
+    uint16_t ctx, sport, dport, rsvd;
+    uint32_t rq;
+    uint8_t src_ip[16], dst_ip[16];
 };
 
 struct filter_ctx {

@@ -48,6 +48,7 @@ inline constexpr uint64_t FCS_LEN = 0x4;  // Ethernet FCS carried on the wire
 inline constexpr uint64_t RSS_KEY_SIZE = 0x28;  // Toeplitz key size in bytes
 inline constexpr uint64_t RSS_TABLE_SIZE = 0x100;  // Indirection table entries per RSS context
 inline constexpr uint64_t MAX_RSS_CTX = 0x10;  // RSS contexts per function, context 0 is the default
+inline constexpr uint64_t MAX_FLOW_RULES = 0x40;  // SET_FLOW_RULE rule slots per function and port
 inline constexpr uint64_t CMD_ENTRY_SIZE = 0x100;  // Command queue entry size
 inline constexpr uint64_t CMD_IN_SIZE = 0x70;  // Inline command input size
 inline constexpr uint64_t CMD_OUT_SIZE = 0x80;  // Inline command output size
@@ -309,7 +310,7 @@ inline constexpr uint32_t WQ_OWNER = 0x305;  // SQ/RQ belongs to another functio
 inline constexpr uint32_t WQ_STATE = 0x306;  // invalid SQ/RQ state transition
 inline constexpr uint32_t WQ_ALIGN = 0x307;  // ring not 4 KiB aligned
 inline constexpr uint32_t WQ_PORT = 0x308;  // port not usable by the function
-inline constexpr uint32_t WQ_IN_USE = 0x309;  // RQ still referenced by an RSS context
+inline constexpr uint32_t WQ_IN_USE = 0x309;  // RQ still referenced by an RSS context or a flow rule
 inline constexpr uint32_t DB_PAGE_RANGE = 0x30a;  // doorbell page not owned by the function
 inline constexpr uint32_t QP_TYPE = 0x401;  // unsupported QP type
 inline constexpr uint32_t QP_NONE_FREE = 0x402;  // no free QP
@@ -349,6 +350,9 @@ inline constexpr uint32_t FILTER_NOT_FOUND = 0xa02;  // filter to remove does no
 inline constexpr uint32_t FILTER_MAC = 0xa03;  // invalid MAC address
 inline constexpr uint32_t FILTER_VLAN = 0xa04;  // VLAN ID out of range
 inline constexpr uint32_t FILTER_FORCED = 0xa05;  // the PF forced this VF's MAC/VLAN
+inline constexpr uint32_t FLOW_RULE_RANGE = 0xa06;  // flow rule slot beyond MAX_FLOW_RULES
+inline constexpr uint32_t FLOW_RULE_MATCH = 0xa07;  // flow rule l4_proto or match bits invalid
+inline constexpr uint32_t FLOW_RULE_ACTION = 0xa08;  // flow rule action unknown, or its RQ/RSS context is not the function's on the port
 inline constexpr uint32_t VF_RANGE = 0xb01;  // VF index beyond the enabled VFs
 inline constexpr uint32_t PORT_RANGE = 0xc01;  // port does not exist
 inline constexpr uint32_t PORT_MTU = 0xc02;  // MTU out of range
@@ -438,6 +442,9 @@ inline constexpr const char *name(uint32_t v) {
     case 0xa03: return "FILTER_MAC";
     case 0xa04: return "FILTER_VLAN";
     case 0xa05: return "FILTER_FORCED";
+    case 0xa06: return "FLOW_RULE_RANGE";
+    case 0xa07: return "FLOW_RULE_MATCH";
+    case 0xa08: return "FLOW_RULE_ACTION";
     case 0xb01: return "VF_RANGE";
     case 0xc01: return "PORT_RANGE";
     case 0xc02: return "PORT_MTU";
@@ -1041,7 +1048,8 @@ struct __attribute__((packed)) port_stats {
     uint64_t rx_malformed;  // dropped: truncated or malformed headers
     uint64_t tx_lso;  // LSO super-frames segmented
     uint64_t rx_csum_complete;  // frames delivered with a checksum
-    uint64_t rsvd[2];
+    uint64_t rx_flow_drop;  // dropped by a SET_FLOW_RULE drop rule
+    uint64_t rsvd;
 };
 static_assert(sizeof(port_stats) == 256);
 static_assert(offsetof(port_stats, rx_packets) == 0);
@@ -1068,7 +1076,8 @@ static_assert(offsetof(port_stats, link_changes) == 208);
 static_assert(offsetof(port_stats, rx_malformed) == 216);
 static_assert(offsetof(port_stats, tx_lso) == 224);
 static_assert(offsetof(port_stats, rx_csum_complete) == 232);
-static_assert(offsetof(port_stats, rsvd) == 240);
+static_assert(offsetof(port_stats, rx_flow_drop) == 240);
+static_assert(offsetof(port_stats, rsvd) == 248);
 
 // Counters of one SQ or RQ.
 struct __attribute__((packed)) queue_stats {
@@ -1593,9 +1602,12 @@ struct __attribute__((packed)) flow_rule_in {
     uint16_t dst_port;  // big-endian
     uint8_t match;
     uint8_t action;  // 0 to queue rq, 1 to RSS context ctx, 2 drop
-    uint16_t ctx;
-    uint32_t rq;
-    uint64_t rsvd[2];
+    uint16_t ctx;  // RSS context of the port (action 1)
+    uint32_t rq;  // RQ on the port (action 0)
+    uint8_t port;  // rules are per function and port
+    uint8_t rsvd0;
+    uint16_t rsvd1;
+    uint32_t rsvd[3];
     static constexpr uint8_t MATCH_SRC_IP = 0x1U;
     static constexpr uint8_t MATCH_DST_IP = 0x2U;
     static constexpr uint8_t MATCH_SRC_PORT = 0x4U;
@@ -1614,7 +1626,10 @@ static_assert(offsetof(flow_rule_in, match) == 40);
 static_assert(offsetof(flow_rule_in, action) == 41);
 static_assert(offsetof(flow_rule_in, ctx) == 42);
 static_assert(offsetof(flow_rule_in, rq) == 44);
-static_assert(offsetof(flow_rule_in, rsvd) == 48);
+static_assert(offsetof(flow_rule_in, port) == 48);
+static_assert(offsetof(flow_rule_in, rsvd0) == 49);
+static_assert(offsetof(flow_rule_in, rsvd1) == 50);
+static_assert(offsetof(flow_rule_in, rsvd) == 52);
 
 // SET_VF_CONFIG input and QUERY_VF_CONFIG output.
 struct __attribute__((packed)) vf_config {

@@ -70,6 +70,8 @@
 #define KITE_RSS_TABLE_SIZE 256
 /* RSS contexts per function, context 0 is the default */
 #define KITE_MAX_RSS_CTX 16
+/* SET_FLOW_RULE rule slots per function and port */
+#define KITE_MAX_FLOW_RULES 64
 /* Command queue entry size */
 #define KITE_CMD_ENTRY_SIZE 256
 /* Inline command input size */
@@ -308,6 +310,9 @@ enum kite_syndrome {
 	KITE_SYNDROME_FILTER_MAC = 0xa03,
 	KITE_SYNDROME_FILTER_VLAN = 0xa04,
 	KITE_SYNDROME_FILTER_FORCED = 0xa05,
+	KITE_SYNDROME_FLOW_RULE_RANGE = 0xa06,
+	KITE_SYNDROME_FLOW_RULE_MATCH = 0xa07,
+	KITE_SYNDROME_FLOW_RULE_ACTION = 0xa08,
 	KITE_SYNDROME_VF_RANGE = 0xb01,
 	KITE_SYNDROME_PORT_RANGE = 0xc01,
 	KITE_SYNDROME_PORT_MTU = 0xc02,
@@ -784,6 +789,12 @@ static inline const char *kite_syndrome_str(unsigned int v)
 		return "FILTER_VLAN";
 	case KITE_SYNDROME_FILTER_FORCED:
 		return "FILTER_FORCED";
+	case KITE_SYNDROME_FLOW_RULE_RANGE:
+		return "FLOW_RULE_RANGE";
+	case KITE_SYNDROME_FLOW_RULE_MATCH:
+		return "FLOW_RULE_MATCH";
+	case KITE_SYNDROME_FLOW_RULE_ACTION:
+		return "FLOW_RULE_ACTION";
 	case KITE_SYNDROME_VF_RANGE:
 		return "VF_RANGE";
 	case KITE_SYNDROME_PORT_RANGE:
@@ -1012,7 +1023,8 @@ struct kite_port_stats {
 	__le64 rx_malformed;
 	__le64 tx_lso;
 	__le64 rx_csum_complete;
-	__le64 rsvd[2];
+	__le64 rx_flow_drop;
+	__le64 rsvd;
 };
 
 static_assert(sizeof(struct kite_port_stats) == 256);
@@ -1373,7 +1385,10 @@ struct kite_flow_rule_in {
 	u8 action;
 	__le16 ctx;
 	__le32 rq;
-	__le64 rsvd[2];
+	u8 port;
+	u8 rsvd0;
+	__le16 rsvd1;
+	__le32 rsvd[3];
 };
 
 static_assert(sizeof(struct kite_flow_rule_in) == 64);

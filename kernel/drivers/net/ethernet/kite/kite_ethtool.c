@@ -77,6 +77,7 @@ static const struct kite_stat kite_port_stats_desc[] = {
 	KITE_PORT_STAT(rx_malformed),
 	KITE_PORT_STAT(tx_lso),
 	KITE_PORT_STAT(rx_csum_complete),
+	KITE_PORT_STAT(rx_flow_drop),
 };
 
 #define KITE_NUM_TX_STATS	ARRAY_SIZE(kite_tx_stats_desc)
