@@ -4,13 +4,13 @@
 tap_plan 7
 setup_b2b 1500 || { echo "Bail out! b2b setup failed"; exit 1; }
 ip netns exec $NS_B iperf3 -s -D -1 -p 5201 >/dev/null 2>&1
-sleep 0.5
+wait_listen $NS_B 5201
 iperf() { ip netns exec $NS_A iperf3 -c $IP_B -J "$@"; }
 iperf_to() { iperf "$@" > "$OUT"; }
 OUT=/tmp/ipf1.json check "iperf3 TCP A->B" iperf_to -p 5201 -t 4
 python3 -c "import json; j=json.load(open('/tmp/ipf1.json')); print('# A->B %.1f Mbit/s, retransmits %d' % (j['end']['sum_received']['bits_per_second']/1e6, j['end']['sum_sent'].get('retransmits', 0)))" 2>/dev/null
 ip netns exec $NS_B iperf3 -s -D -1 -p 5202 >/dev/null 2>&1
-sleep 0.5
+wait_listen $NS_B 5202
 OUT=/tmp/ipf2.json check "iperf3 TCP B->A (reverse)" iperf_to -p 5202 -t 4 -R
 check "iperf3 moved data both ways" python3 -c "
 import json
@@ -22,7 +22,7 @@ want=$(sha256sum < /tmp/blob)
 xfer() { # FROM_NS TO_NS TO_IP
 	rm -f /tmp/blob.rx
 	ip netns exec "$2" sh -c 'nc -l -p 7000 > /tmp/blob.rx' &
-	sleep 0.5
+	wait_listen "$2" 7000
 	ip netns exec "$1" nc -N -w 10 "$3" 7000 < /tmp/blob
 	wait
 	[ "$(sha256sum < /tmp/blob.rx)" = "$want" ]

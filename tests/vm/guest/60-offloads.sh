@@ -23,7 +23,7 @@ xfer() { # TO_IP PORT
 	case $1 in *:*) fam=-6 ;; esac
 	rm -f /tmp/blob.rx
 	ip netns exec $NS_B sh -c "timeout 60 nc $fam -l -p $2 > /tmp/blob.rx" &
-	sleep 0.5
+	wait_listen $NS_B "$2"
 	timeout 60 ip netns exec $NS_A nc -N -w 10 "$1" "$2" < /tmp/blob
 	wait $!
 	[ "$(sha256sum < /tmp/blob.rx)" = "$want" ]
@@ -51,7 +51,7 @@ udp_case() { # NAME DST PORT IPVER COUNT SIZE GSO
 	csum0=$(qsum $NS_A '^tx[0-9]+_csum$'); uso0=$(qsum $NS_A '^tx[0-9]+_uso$')
 	capture $NS_B /tmp/udp.pcap udp port "$3"
 	ip netns exec $NS_B python3 $T/l4tool.py recv "$2" "$3" "$want" 10 > /tmp/udp.rx &
-	sleep 0.5
+	wait_listen $NS_B "$3" u
 	ip netns exec $NS_A python3 $T/l4tool.py send "$2" "$3" "$5" "$6" "$7"
 	wait $!
 	capture_stop

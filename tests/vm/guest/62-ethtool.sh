@@ -18,7 +18,7 @@ want=$(sha256sum < /tmp/blob)
 live_l() {
 	rm -f /tmp/blob.rx
 	ip netns exec $NS_B sh -c "timeout 60 nc -l -p 7100 > /tmp/blob.rx" &
-	sleep 0.5
+	wait_listen $NS_B 7100
 	( timeout 60 ip netns exec $NS_A nc -N -w 10 $IP_B 7100 < /tmp/blob ) &
 	local snd=$!
 	sleep 0.3; ethA -L kite0 combined 2; sleep 0.3; ethA -L kite0 combined 4
@@ -38,7 +38,7 @@ check "-C rx-usecs 50 rx-frames 16 tx-usecs 30 tx-frames 8 reads back, traffic f
 check "-C rx-usecs 5000 (beyond the card's 4095) refused" sh -c "! ip netns exec $NS_A ethtool -C kite0 rx-usecs 5000 2>/dev/null"
 dim() {
 	ethA -C kite0 adaptive-rx on && ethA -c kite0 | grep -q 'Adaptive RX: on' || return 1
-	ip netns exec $NS_B iperf3 -s -D -1 -p 5301 > /dev/null 2>&1; sleep 0.5
+	ip netns exec $NS_B iperf3 -s -D -1 -p 5301 > /dev/null 2>&1; wait_listen $NS_B 5301
 	ip netns exec $NS_A iperf3 -c $IP_B -p 5301 -t 3 -R > /dev/null
 }
 check "-C adaptive-rx on (net DIM moves RX moderation): TCP runs" dim

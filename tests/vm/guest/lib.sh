@@ -73,6 +73,17 @@ cleanup_b2b() {
 	return 0
 }
 
+# wait_listen NS PORT [t|u]: a TCP (or UDP) socket listens on PORT in NS
+# (up to 10 s), so a client started next never races its server.
+wait_listen() {
+	local i
+	for i in $(seq 100); do
+		ip netns exec "$1" ss -Hln"${3:-t}" "sport = :$2" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # wait_carrier NS WANT [TENTHS]: carrier of kite0 in NS becomes WANT
 wait_carrier() {
 	local i
