@@ -6,6 +6,7 @@
 #include <linux/bitfield.h>
 #include <linux/completion.h>
 #include <linux/dim.h>
+#include <linux/ethtool.h>
 #include <linux/if_vlan.h>
 #include <linux/interrupt.h>
 #include <linux/kite/kite_aux.h>
@@ -214,6 +215,9 @@ struct kite_priv {
 	u32 rss_id;
 	bool rss_valid;
 	u8 rss_fields;
+	/* ethtool -N rules, by location; programmed while hw_up */
+	struct ethtool_rx_flow_spec flows[KITE_MAX_FLOW_RULES];
+	DECLARE_BITMAP(flows_used, KITE_MAX_FLOW_RULES);
 	struct kite_coal coal;
 	unsigned long active_vlans[BITS_TO_LONGS(VLAN_N_VID)];
 	bool vlan_filter;		/* NETIF_F_HW_VLAN_CTAG_FILTER wanted */
@@ -344,6 +348,8 @@ u32 kite_rx_nsge(int mtu);
 /* kite_ethtool.c */
 void kite_set_ethtool_ops(struct net_device *netdev);
 int kite_rxfh_get(struct net_device *netdev, u32 *indir, u8 *key);
+int kite_flows_install(struct kite_priv *priv);
+void kite_flows_remove(struct kite_priv *priv);
 int kite_rxfh_set(struct net_device *netdev, const u32 *indir, const u8 *key);
 
 /* kite_devlink.c */

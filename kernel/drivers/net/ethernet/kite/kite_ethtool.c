@@ -698,15 +698,240 @@ static int kite_flow_fields(u32 flow_type, u8 *l3, u8 *l4)
 	return 0;
 }
 
+/* ntuple (ethtool -N flow-type tcp4|udp4|tcp6|udp6 ... action N|-1):
+ * exact-match SET_FLOW_RULE rules, one per location, reprogrammed with the
+ * queues on every open.
+ */
+static bool kite_mask_full(const void *m, const void *v, size_t len, bool *set)
+{
+	const u8 *mb = m, *vb = v;
+	size_t i;
+
+	*set = false;
+	for (i = 0; i < len; i++) {
+		if (mb[i] != 0 && mb[i] != 0xff)
+			return false;
+		if (mb[i] != mb[0])
+			return false;
+	}
+	if (mb[0] == 0xff) {
+		*set = true;
+		return true;
+	}
+	for (i = 0; i < len; i++)
+		if (vb[i])
+			return false;
+	return true;
+}
+
+static int kite_flow_to_hw(struct kite_priv *priv,
+			   const struct ethtool_rx_flow_spec *fs, u32 loc,
+			   struct kite_flow_rule_in *in)
+{
+	const struct ethtool_tcpip4_spec *v4 = &fs->h_u.tcp_ip4_spec;
+	const struct ethtool_tcpip4_spec *m4 = &fs->m_u.tcp_ip4_spec;
+	const struct ethtool_tcpip6_spec *v6 = &fs->h_u.tcp_ip6_spec;
+	const struct ethtool_tcpip6_spec *m6 = &fs->m_u.tcp_ip6_spec;
+	bool sip, dip, sp, dp;
+	u32 ring;
+
+	memset(in, 0, sizeof(*in));
+	in->rule = cpu_to_le16(loc);
+	in->op = 1;
+	in->port = priv->port;
+	switch (fs->flow_type) {
+	case TCP_V4_FLOW:
+	case UDP_V4_FLOW:
+		if (m4->tos ||
+		    !kite_mask_full(&m4->ip4src, &v4->ip4src, 4, &sip) ||
+		    !kite_mask_full(&m4->ip4dst, &v4->ip4dst, 4, &dip) ||
+		    !kite_mask_full(&m4->psrc, &v4->psrc, 2, &sp) ||
+		    !kite_mask_full(&m4->pdst, &v4->pdst, 2, &dp))
+			return -EINVAL;
+		in->src_ip[10] = 0xff;
+		in->src_ip[11] = 0xff;
+		in->dst_ip[10] = 0xff;
+		in->dst_ip[11] = 0xff;
+		memcpy(&in->src_ip[12], &v4->ip4src, 4);
+		memcpy(&in->dst_ip[12], &v4->ip4dst, 4);
+		in->src_port = v4->psrc;
+		in->dst_port = v4->pdst;
+		in->l4_proto = fs->flow_type == TCP_V4_FLOW ? IPPROTO_TCP :
+							      IPPROTO_UDP;
+		break;
+	case TCP_V6_FLOW:
+	case UDP_V6_FLOW:
+		if (m6->tclass ||
+		    !kite_mask_full(m6->ip6src, v6->ip6src, 16, &sip) ||
+		    !kite_mask_full(m6->ip6dst, v6->ip6dst, 16, &dip) ||
+		    !kite_mask_full(&m6->psrc, &v6->psrc, 2, &sp) ||
+		    !kite_mask_full(&m6->pdst, &v6->pdst, 2, &dp))
+			return -EINVAL;
+		memcpy(in->src_ip, v6->ip6src, 16);
+		memcpy(in->dst_ip, v6->ip6dst, 16);
+		in->src_port = v6->psrc;
+		in->dst_port = v6->pdst;
+		in->l4_proto = fs->flow_type == TCP_V6_FLOW ? IPPROTO_TCP :
+							      IPPROTO_UDP;
+		in->match = KITE_FLOW_RULE_IN_MATCH_IPV6;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	if (!sip)
+		memset(in->src_ip, 0, sizeof(in->src_ip));
+	if (!dip)
+		memset(in->dst_ip, 0, sizeof(in->dst_ip));
+	in->match |= (sip ? KITE_FLOW_RULE_IN_MATCH_SRC_IP : 0) |
+		     (dip ? KITE_FLOW_RULE_IN_MATCH_DST_IP : 0) |
+		     (sp ? KITE_FLOW_RULE_IN_MATCH_SRC_PORT : 0) |
+		     (dp ? KITE_FLOW_RULE_IN_MATCH_DST_PORT : 0);
+	if (fs->ring_cookie == RX_CLS_FLOW_DISC) {
+		in->action = 2;
+		return 0;
+	}
+	ring = ethtool_get_flow_spec_ring(fs->ring_cookie);
+	if (ethtool_get_flow_spec_ring_vf(fs->ring_cookie) ||
+	    ring >= priv->num_channels)
+		return -EINVAL;
+	in->action = 0;
+	/* Sent only while the channels exist (open, or hw_up). */
+	in->rq = cpu_to_le32(priv->channels[ring].rxq.rqn);
+	return 0;
+}
+
+static int kite_flow_program(struct kite_priv *priv, u32 loc)
+{
+	struct kite_flow_rule_in in;
+	int err;
+
+	err = kite_flow_to_hw(priv, &priv->flows[loc], loc, &in);
+	if (err)
+		return err;
+	return kite_cmd_exec(priv->kdev, KITE_CMD_OPCODE_SET_FLOW_RULE, &in,
+			     sizeof(in), NULL, 0);
+}
+
+static int kite_flow_unprogram(struct kite_priv *priv, u32 loc)
+{
+	struct kite_flow_rule_in in = {};
+
+	in.rule = cpu_to_le16(loc);
+	in.port = priv->port;
+	return kite_cmd_exec(priv->kdev, KITE_CMD_OPCODE_SET_FLOW_RULE, &in,
+			     sizeof(in), NULL, 0);
+}
+
+int kite_flows_install(struct kite_priv *priv)
+{
+	u32 loc;
+	int err;
+
+	for_each_set_bit(loc, priv->flows_used, KITE_MAX_FLOW_RULES) {
+		err = kite_flow_program(priv, loc);
+		if (err)
+			goto undo;
+	}
+	return 0;
+undo:
+	while (loc--)
+		if (test_bit(loc, priv->flows_used))
+			kite_flow_unprogram(priv, loc);
+	return err;
+}
+
+/* Removes the rules from the card (they hold its RQs); the table stays. */
+void kite_flows_remove(struct kite_priv *priv)
+{
+	u32 loc;
+
+	for_each_set_bit(loc, priv->flows_used, KITE_MAX_FLOW_RULES)
+		kite_flow_unprogram(priv, loc);
+}
+
+static int kite_flow_insert(struct kite_priv *priv,
+			    struct ethtool_rx_flow_spec *fs)
+{
+	struct ethtool_rx_flow_spec old;
+	struct kite_flow_rule_in in;
+	bool was;
+	u32 loc = fs->location;
+	int err;
+
+	if (!(priv->netdev->features & NETIF_F_NTUPLE))
+		return -EOPNOTSUPP;
+	if (fs->flow_type & (FLOW_EXT | FLOW_MAC_EXT | FLOW_RSS))
+		return -EOPNOTSUPP;
+	if (loc == RX_CLS_LOC_ANY) {
+		loc = find_first_zero_bit(priv->flows_used,
+					  KITE_MAX_FLOW_RULES);
+		if (loc >= KITE_MAX_FLOW_RULES)
+			return -ENOSPC;
+		fs->location = loc;
+	}
+	if (loc >= KITE_MAX_FLOW_RULES)
+		return -EINVAL;
+	err = kite_flow_to_hw(priv, fs, loc, &in);
+	if (err)
+		return err;
+	old = priv->flows[loc];
+	was = test_bit(loc, priv->flows_used);
+	priv->flows[loc] = *fs;
+	set_bit(loc, priv->flows_used);
+	if (!priv->hw_up)
+		return 0;
+	err = kite_cmd_exec(priv->kdev, KITE_CMD_OPCODE_SET_FLOW_RULE, &in,
+			    sizeof(in), NULL, 0);
+	if (err) {
+		priv->flows[loc] = old;
+		if (!was)
+			clear_bit(loc, priv->flows_used);
+	}
+	return err;
+}
+
+static int kite_flow_delete(struct kite_priv *priv, u32 loc)
+{
+	if (loc >= KITE_MAX_FLOW_RULES || !test_bit(loc, priv->flows_used))
+		return -ENOENT;
+	if (priv->hw_up)
+		kite_flow_unprogram(priv, loc);
+	clear_bit(loc, priv->flows_used);
+	return 0;
+}
+
 static int kite_get_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *nfc,
 			  u32 *rule_locs)
 {
 	struct kite_priv *priv = netdev_priv(netdev);
+	u32 loc, n = 0;
 	u8 l3, l4;
 
 	switch (nfc->cmd) {
 	case ETHTOOL_GRXRINGS:
 		nfc->data = priv->num_channels;
+		return 0;
+	case ETHTOOL_GRXCLSRLCNT:
+		nfc->rule_cnt = bitmap_weight(priv->flows_used,
+					      KITE_MAX_FLOW_RULES);
+		nfc->data = KITE_MAX_FLOW_RULES | RX_CLS_LOC_SPECIAL;
+		return 0;
+	case ETHTOOL_GRXCLSRULE:
+		loc = nfc->fs.location;
+		if (loc >= KITE_MAX_FLOW_RULES ||
+		    !test_bit(loc, priv->flows_used))
+			return -ENOENT;
+		nfc->fs = priv->flows[loc];
+		nfc->data = KITE_MAX_FLOW_RULES;
+		return 0;
+	case ETHTOOL_GRXCLSRLALL:
+		for_each_set_bit(loc, priv->flows_used, KITE_MAX_FLOW_RULES) {
+			if (n == nfc->rule_cnt)
+				return -EMSGSIZE;
+			rule_locs[n++] = loc;
+		}
+		nfc->rule_cnt = n;
+		nfc->data = KITE_MAX_FLOW_RULES;
 		return 0;
 	case ETHTOOL_GRXFH:
 		if (kite_flow_fields(nfc->flow_type, &l3, &l4))
@@ -730,6 +955,10 @@ static int kite_set_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *nfc)
 	u8 l3, l4, old = priv->rss_fields;
 	int err;
 
+	if (nfc->cmd == ETHTOOL_SRXCLSRLINS)
+		return kite_flow_insert(priv, &nfc->fs);
+	if (nfc->cmd == ETHTOOL_SRXCLSRLDEL)
+		return kite_flow_delete(priv, nfc->fs.location);
 	if (nfc->cmd != ETHTOOL_SRXFH)
 		return -EOPNOTSUPP;
 	if (kite_flow_fields(nfc->flow_type, &l3, &l4))

@@ -323,6 +323,7 @@ static void kite_close_channels(struct kite_priv *priv)
 	/* Release the RQs from the default RSS context before destroying
 	 * them; a function reset restores the default anyway.
 	 */
+	kite_flows_remove(priv);
 	if (priv->rss_valid)
 		kite_destroy_obj(priv->kdev, KITE_CMD_OPCODE_DESTROY_RSS,
 				 priv->rss_id);
@@ -359,6 +360,14 @@ static int kite_open_channels(struct kite_priv *priv)
 	if (err)
 		goto err;
 	err = kite_rss_set(priv);
+	if (!err) {
+		err = kite_flows_install(priv);
+		if (err) {
+			kite_destroy_obj(kdev, KITE_CMD_OPCODE_DESTROY_RSS,
+					 priv->rss_id);
+			priv->rss_valid = false;
+		}
+	}
 	if (err)
 		goto err;
 
@@ -519,6 +528,12 @@ static int kite_set_features(struct net_device *netdev,
 	u32 i;
 	int err;
 
+	if ((netdev->features & ~features) & NETIF_F_NTUPLE) {
+		/* Turning ntuple off forgets the rules. */
+		if (priv->hw_up)
+			kite_flows_remove(priv);
+		bitmap_zero(priv->flows_used, KITE_MAX_FLOW_RULES);
+	}
 	if ((features ^ netdev->features) & NETIF_F_HW_VLAN_CTAG_FILTER) {
 		WRITE_ONCE(priv->vlan_filter,
 			   !!(features & NETIF_F_HW_VLAN_CTAG_FILTER));
@@ -956,6 +971,8 @@ int kite_netdev_init(struct kite_dev *kdev)
 		     NETIF_F_HW_VLAN_CTAG_FILTER;
 		priv->vlan_filter = true;
 	}
+	if (kdev->caps_reg & KITE_REG_CAPS_RSS)
+		f |= NETIF_F_NTUPLE;
 	netdev->features = f;
 	netdev->hw_features = f | NETIF_F_RXFCS | NETIF_F_RXALL;
 	netdev->priv_flags |= IFF_UNICAST_FLT | IFF_SUPP_NOFCS;
