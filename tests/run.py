@@ -40,6 +40,8 @@ SUITES = [
     ("rdma-core", ["tools/rdma-core/build.sh"], "step", ["deps"], True),
     ("vm-rdma", ["python3", "tests/vm/run.py", "--topology", "b2b", "--rdma"], "tap",
      ["model-build", "kernel-build", "qemu-build", "images", "rdma-core"], True),
+    ("vm-rdma-pair", ["python3", "tests/vm/run.py", "--topology", "pair", "--rdma"], "tap",
+     ["model-build", "kernel-build", "qemu-build", "images", "fabric-build", "rdma-core"], True),
     ("rtl", ["fpga/check.sh"], "tap", ["deps"], True),
     # Extra suites (not in `make test`): the b2b guest scripts on Debian's
     # 6.12 kernel, and the kernel's own NIC selftests (linux-source-6.12).

@@ -8,6 +8,10 @@
                                       rdma-core 56.1 and the Kite provider in the guest
     tests/vm/run.py --topology pair   two VMs whose Kite cards meet in tools/fabric;
                                       host-driven checks across the fabric
+    tests/vm/run.py --topology pair --rdma
+                                      RDMA across two VMs: Kite<->Kite and Kite<->rdma_rxe
+                                      on one L2 with the wire dissected by tshark, then
+                                      a Kite wire that drops 1 % of frames
 
 A guest that hangs is killed after its timeout and the test fails with the tail
 of its console log; the topology is rebooted for the next script.
@@ -17,9 +21,11 @@ import glob
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import time
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -192,6 +198,305 @@ def run_pair(args, tap, payload):
         step("no warnings in either dmesg", clean)
 
 
+# ---------------------------------------------------------------- RDMA across two VMs
+# Guest side of run_rdma_pair: load the RDMA modules and Kite (kite0), or rdma_rxe
+# on the virtio NIC; GID index of an IPv4 RoCEv2 GID for a given address.
+KITE_RDMA_UP = (". /kite/tests/lib.sh && modprobe -a ib_uverbs rdma_ucm && load_kite 1 && "
+                "{ grep -q '^kite_ib ' /proc/modules || insmod /kite/modules/kite_ib.ko; } && "
+                "dev=$(kite_netdevs) && ip link set $dev name kite0 && ip link set kite0 up")
+# Run on both VMs once both are up (a wire partner's carrier follows ours).
+KITE_CARRIER = ("{ wait_car() { for i in $(seq 100); do [ $(cat /sys/class/net/kite0/carrier) = 1 ] && return 0; "
+                "sleep 0.1; done; return 1; }; wait_car || { "
+                # kite.ko race (kernel/.../kite_netdev.c): kite_open's QUERY_PORT can answer
+                # 'down' before the link-up EQ event and be applied after it, leaving the
+                # carrier off with 'link up' logged. Reported, worked around by one bounce.
+                "echo 'KNOWN-BUG: kite0 carrier stayed off after open (stale QUERY_PORT in kite_open); bounced'; "
+                "ip link set kite0 down; ip link set kite0 up; wait_car; }; }")
+GID_OF = ("for i in $(seq 50); do for g in /sys/class/infiniband/{ib}/ports/1/gids/*; do "
+          "n=${{g##*/}}; [ \"$(cat $g)\" = \"{gid}\" ] && "
+          "[ \"$(cat /sys/class/infiniband/{ib}/ports/1/gid_attrs/types/$n 2>/dev/null)\" = 'RoCE v2' ] && "
+          "echo $n && exit 0; done; sleep 0.1; done; exit 1")
+
+# The first frames after both links come up can be lost: ping until one answer.
+PING_UNTIL = "timeout 30 sh -c 'until ping -c 1 -W 1 -q {ip} >/dev/null; do :; done'"
+
+
+def v4_gid(ip):
+    a, b, c, d = (int(x) for x in ip.split("."))
+    return "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x" % (a, b, c, d)
+
+
+def ib_of(vm, netdev):
+    """ib device whose parent is netdev's PCI function (Kite), or bound to it (rxe)."""
+    out = vm.run("for d in /sys/class/infiniband/*; do n=${d##*/}; "
+                 f"rdma link show $n/1 2>/dev/null | grep -qw 'netdev {netdev}' && echo $n; done; true",
+                 timeout=30)[1].split()
+    assert out, f"no ib device on {netdev}"
+    return out[0]
+
+
+def stat(vm, ib, name):
+    out = vm.run(f"rdma statistic show link {ib}/1", timeout=30)[1]
+    m = re.search(r"\b%s (\d+)" % name, out)
+    assert m, f"no {name} in: {out}"
+    return int(m.group(1))
+
+
+def rdma_pair_run(tap, srv, cli, name, srv_cmd, cli_cmd, t=90):
+    """Server in background on srv, client on cli; both must exit 0. Returns client output."""
+    srv.run(f"rm -f /tmp/srv.rc; (timeout {t} {srv_cmd}; echo $? > /tmp/srv.rc) > /tmp/srv.log 2>&1 &",
+            timeout=30)
+    time.sleep(1.5)
+    rc, out, err = cli.run(f"timeout {t} {cli_cmd}", timeout=t + 30, check=False)
+    srv.run(f"for i in $(seq {t * 5}); do [ -s /tmp/srv.rc ] && exit 0; sleep 0.2; done; exit 1",
+            timeout=t + 30, check=False)
+    src = srv.run("cat /tmp/srv.rc 2>/dev/null; echo; tail -n 6 /tmp/srv.log", timeout=30)[1]
+    if rc != 0 or not src.strip().startswith("0"):
+        raise AssertionError(f"{name}: client exit {rc}, server {src.strip()[:400]}\n"
+                             f"client: {(out + err)[-800:]}")
+    return out
+
+
+def perf_row(out):
+    rows = [ln for ln in out.splitlines() if re.match(r"^\s*\d+\s+\d+\s+[\d.]+", ln)]
+    assert rows, "no result row:\n" + out[-600:]
+    return " ".join(rows[-1].split())
+
+
+def roce_icrc_check(pcap):
+    """RoCEv2 ICRC of every IPv4/UDP 4791 frame in an Ethernet pcap, recomputed
+    here (IBA A17.2.2: CRC-32 over 8 bytes of ones, the IP header with TOS, TTL
+    and checksum masked, the UDP header with its checksum masked, the BTH with
+    resv8a masked, and the rest up to the ICRC). Returns {src_ip: [good, bad]}."""
+    data = open(pcap, "rb").read()
+    magic = struct.unpack("<I", data[:4])[0]
+    end = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
+    off = 24
+    res = {}
+    while off + 16 <= len(data):
+        _, _, incl, _ = struct.unpack(end + "IIII", data[off:off + 16])
+        f = data[off + 16:off + 16 + incl]
+        off += 16 + incl
+        if len(f) < 14 + 20 + 8 + 12 + 4 or f[12:14] != b"\x08\x00":
+            continue
+        ip = bytearray(f[14:])
+        ihl = (ip[0] & 15) * 4
+        tot = struct.unpack(">H", ip[2:4])[0]
+        if ip[9] != 17 or struct.unpack(">H", ip[ihl + 2:ihl + 4])[0] != 4791:
+            continue
+        ip = ip[:tot]
+        ip[1] = 0xff
+        ip[8] = 0xff
+        ip[10:12] = b"\xff\xff"
+        ip[ihl + 6:ihl + 8] = b"\xff\xff"
+        ip[ihl + 8 + 4] = 0xff
+        want = struct.pack("<I", zlib.crc32(b"\xff" * 8 + bytes(ip[:-4])))
+        src = ".".join(str(x) for x in f[14 + 12:14 + 16])
+        r = res.setdefault(src, [0, 0])
+        r[0 if want == bytes(ip[-4:]) else 1] += 1
+    return res
+
+
+def tshark_check(tap, pcap, label):
+    """Dissect pcap with the host's tshark: every UDP/4791 frame is InfiniBand
+    (BTH), no malformed frames and no expert errors. Returns opcode counts."""
+    assert shutil.which("tshark"), "no tshark on the host (tools/setup/deps.sh vm)"
+    # tshark 4.0 shows the ICRC but does not check it: recompute it here.
+    for src, (good, bad) in sorted(roce_icrc_check(pcap).items()):
+        tap.diag(f"{label}: ICRC from {src}: {good} correct, {bad} wrong")
+        assert bad == 0 and good > 0, f"ICRC wrong in {bad} of {good + bad} frames from {src}"
+    tsh = ["tshark", "-n", "-r", pcap]
+    n_udp = int(subprocess.run(tsh + ["-Y", "udp.port == 4791"], capture_output=True, text=True)
+                .stdout.count("\n"))
+    rows = subprocess.run(tsh + ["-Y", "udp.port == 4791", "-T", "fields", "-e", "infiniband.bth.opcode",
+                                 "-e", "_ws.malformed", "-e", "_ws.expert.severity"],
+                          capture_output=True, text=True)
+    assert rows.returncode == 0, rows.stderr
+    ops = {}
+    bad = []
+    for ln in rows.stdout.splitlines():
+        f = ln.split("\t")
+        if not f[0]:
+            bad.append("not dissected as BTH: " + ln)
+            continue
+        ops[f[0]] = ops.get(f[0], 0) + 1
+        if len(f) > 1 and f[1]:
+            bad.append("malformed: " + ln)
+    exp = subprocess.run(tsh + ["-q", "-z", "expert,error"], capture_output=True, text=True).stdout
+    errs = [ln for ln in exp.splitlines() if ln.strip() and not ln.startswith("=") and "Errors (" not in ln
+            and "Frequency" not in ln and "No expert" not in ln]
+    tap.diag(f"{label}: {n_udp} RoCEv2 frames, BTH opcodes {dict(sorted(ops.items()))}")
+    assert n_udp > 0, "no RoCEv2 frames captured"
+    assert sum(ops.values()) == n_udp, f"{n_udp - sum(ops.values())} frames not dissected as BTH"
+    assert not bad, "\n".join(bad[:10])
+    assert not errs, "expert errors:\n" + exp[-1500:]
+    return ops
+
+
+def run_rdma_pair(args, tap, payload):
+    """Kite RDMA across two VMs: Kite<->Kite and Kite<->rdma_rxe (virtio-net) on one
+    L2, the wire dissected by tshark; then a 1 % lossy fabric."""
+    def step(name, fn):
+        try:
+            fn()
+            tap.result(True, name)
+            return True
+        except (kitevm.CommandError, kitevm.VMError, AssertionError, subprocess.SubprocessError) as e:
+            tap.result(False, name)
+            tap.diag(e)
+            return False
+
+    outdir = os.path.join(ROOT, "build", "rdma-pair")
+    shutil.rmtree(outdir, ignore_errors=True)
+    os.makedirs(outdir)
+
+    # ---- one L2: Kite on both VMs, virtio on both; rxe on VM2's virtio.
+    t0 = time.time()
+    try:
+        topo = kitevm.pair(kernel=args.kernel, payload=payload, mem=args.mem, extra=("virtio",), one_l2=True)
+    except kitevm.VMError as e:
+        tap.result(False, "l2: two VMs boot")
+        tap.diag(e)
+        return
+    tap.result(True, "l2: two VMs boot (Kite + virtio each, one switch)")
+    tap.diag(f"booted in {time.time() - t0:.0f}s")
+    with topo:
+        a, b = topo.vms
+        env = {}
+
+        def up():
+            for vm, ip in ((a, "192.0.2.1"), (b, "192.0.2.2")):
+                # Both NICs of a VM share the L2: answer ARP only on the NIC that
+                # holds the address, or the rxe peer resolves to Kite's MAC.
+                vm.run("sysctl -qw net.ipv4.conf.all.arp_ignore=1 net.ipv4.conf.all.arp_announce=2", timeout=30)
+                vm.run(KITE_RDMA_UP + f" && ip addr add {ip}/24 dev kite0", timeout=90)
+            for vm in (a, b):
+                tap.diag(vm.run(KITE_CARRIER, timeout=60)[1].strip())
+            # The interop subnet: VM1's Kite, VM2's virtio (+ rxe).
+            a.run("ip addr add 198.51.100.1/24 dev kite0", timeout=30)
+            vb = b.ifname(b.nics[1])
+            b.run(f"ip link set {vb} up && ip addr add 198.51.100.2/24 dev {vb} && "
+                  "{ modprobe crc32_generic || modprobe crc32_pclmul; } && modprobe rdma_rxe && "
+                  f"rdma link add rxe0 type rxe netdev {vb}", timeout=60)
+            env["ka"], env["kb"] = ib_of(a, "kite0"), ib_of(b, "kite0")
+            env["rxe"] = "rxe0"
+            env["ga"] = a.run(GID_OF.format(ib=env["ka"], gid=v4_gid("192.0.2.1")), timeout=30)[1].strip()
+            env["gb"] = b.run(GID_OF.format(ib=env["kb"], gid=v4_gid("192.0.2.2")), timeout=30)[1].strip()
+            env["gai"] = a.run(GID_OF.format(ib=env["ka"], gid=v4_gid("198.51.100.1")), timeout=30)[1].strip()
+            env["gr"] = b.run(GID_OF.format(ib="rxe0", gid=v4_gid("198.51.100.2")), timeout=30)[1].strip()
+            for ip in ("192.0.2.2", "198.51.100.2"):
+                if a.run(PING_UNTIL.format(ip=ip), timeout=60, check=False)[0] != 0:
+                    for vm in (a, b):
+                        tap.diag(vm.name + ":\n" + vm.run(
+                            "ip -br link; ip -br addr; ip neigh; cat /sys/class/net/kite0/carrier; "
+                            "ethtool -S kite0 | grep -v ': 0$'; dmesg | tail -n 15", timeout=30, check=False)[1])
+                    raise AssertionError(f"VM1 cannot ping {ip}")
+            tap.diag("devices: VM1 {ka} gid {ga} / {gai}, VM2 {kb} gid {gb}, rxe0 gid {gr}".format(**env))
+        if not step("l2: Kite on both VMs, rdma_rxe on VM2's virtio-net, GIDs present", up):
+            return
+
+        # -- 1. wire: Kite <-> Kite, captured where it can be seen.
+        def kite_kite(tool, extra):
+            def fn():
+                out = rdma_pair_run(tap, b, a, tool, f"{tool} -d {env['kb']} -F -x {env['gb']} {extra}",
+                                    f"{tool} -d {env['ka']} -F -x {env['ga']} {extra} 192.0.2.2")
+                tap.diag(f"{tool} {extra}: {perf_row(out)}")
+            return fn
+        step("wire: ib_write_bw Kite VM1 -> Kite VM2", kite_kite("ib_write_bw", "-s 4096 -n 200"))
+        step("wire: ib_send_bw Kite VM1 -> Kite VM2", kite_kite("ib_send_bw", "-s 4096 -n 200"))
+        step("wire: ib_read_bw Kite VM1 -> Kite VM2", kite_kite("ib_read_bw", "-s 4096 -n 200"))
+
+        # -- 3. interop with rdma_rxe, captured on VM2's virtio (both directions' frames).
+        vb = b.ifname(b.nics[1])
+
+        def interop(tool, kite_client, extra="-s 4096 -n 200"):
+            def fn():
+                kite = f"{tool} -d {env['ka']} -F -x {env['gai']} {extra}"
+                rxe = f"{tool} -d rxe0 -F -x {env['gr']} {extra}"
+                if kite_client:
+                    out = rdma_pair_run(tap, b, a, tool, rxe, kite + " 198.51.100.2")
+                else:
+                    out = rdma_pair_run(tap, a, b, tool, kite, rxe + " 198.51.100.1")
+                tap.diag(f"{tool} {extra} Kite {'client' if kite_client else 'server'}: {perf_row(out)}")
+            return fn
+        b.run(f"rm -f /tmp/rxe.pcap; tcpdump -i {vb} -U -s 0 -w /tmp/rxe.pcap udp port 4791 "
+              "> /tmp/tcpdump.log 2>&1 &", timeout=30)
+        time.sleep(1)
+        step("interop: ib_send_bw Kite client -> rxe server", interop("ib_send_bw", True))
+        step("interop: ib_send_bw rxe client -> Kite server", interop("ib_send_bw", False))
+        step("interop: ib_write_bw Kite client -> rxe server", interop("ib_write_bw", True))
+        step("interop: ib_write_bw rxe client -> Kite server", interop("ib_write_bw", False))
+        step("interop: ib_read_bw Kite client -> rxe server", interop("ib_read_bw", True, "-s 4096 -n 100 -o 16"))
+        step("interop: ib_read_bw rxe client -> Kite server", interop("ib_read_bw", False, "-s 4096 -n 100 -o 16"))
+
+        def wire():
+            b.run("kill -INT $(pidof tcpdump); sleep 1", timeout=30, check=False)
+            data = b.run("cat /tmp/rxe.pcap", timeout=60, binary=True)[1]
+            pcap = os.path.join(outdir, "kite-rxe.pcap")
+            with open(pcap, "wb") as f:
+                f.write(data)
+            tap.diag(f"capture: {pcap} ({len(data)} bytes)")
+            tshark_check(tap, pcap, "Kite<->rxe capture")
+        step("wire: Kite and rxe RoCEv2 frames dissect as BTH over UDP 4791, no malformed, no expert "
+             "errors, ICRC correct",
+             wire)
+
+        def clean():
+            for vm in (a, b):
+                out = vm.run("dmesg | grep -E 'WARNING:|BUG:|Oops|kite.*timed? ?out' || true", timeout=30)[1]
+                assert not out.strip(), out
+        step("l2: no warnings in either dmesg", clean)
+
+    # ---- 2. loss: Kite wire dropping 1 % of frames.
+    t0 = time.time()
+    try:
+        topo = kitevm.pair(kernel=args.kernel, payload=payload, mem=args.mem, extra=(), loss=1.0)
+    except kitevm.VMError as e:
+        tap.result(False, "loss: two VMs boot")
+        tap.diag(e)
+        return
+    tap.result(True, "loss: two VMs boot (Kite wire with 1 % loss)")
+    tap.diag(f"booted in {time.time() - t0:.0f}s")
+    with topo:
+        a, b = topo.vms
+        env = {}
+
+        def up():
+            for vm, ip in ((a, "192.0.2.1"), (b, "192.0.2.2")):
+                vm.run(KITE_RDMA_UP + f" && ip addr add {ip}/24 dev kite0", timeout=90)
+            for vm in (a, b):
+                tap.diag(vm.run(KITE_CARRIER, timeout=60)[1].strip())
+            env["ka"], env["kb"] = ib_of(a, "kite0"), ib_of(b, "kite0")
+            env["ga"] = a.run(GID_OF.format(ib=env["ka"], gid=v4_gid("192.0.2.1")), timeout=30)[1].strip()
+            env["gb"] = b.run(GID_OF.format(ib=env["kb"], gid=v4_gid("192.0.2.2")), timeout=30)[1].strip()
+            a.run(PING_UNTIL.format(ip="192.0.2.2"), timeout=60)
+        if not step("loss: Kite RDMA up on both VMs", up):
+            return
+        r0 = stat(a, env["ka"], "retransmits")
+
+        def lossy(tool, extra):
+            def fn():
+                out = rdma_pair_run(tap, b, a, tool, f"{tool} -d {env['kb']} -F -x {env['gb']} {extra}",
+                                    f"{tool} -d {env['ka']} -F -x {env['ga']} {extra} 192.0.2.2", t=120)
+                tap.diag(f"{tool} {extra}: {perf_row(out)}")
+            return fn
+        step("loss: ib_write_bw completes at 1 % loss", lossy("ib_write_bw", "-s 16384 -n 300 -t 4"))
+        r1 = stat(a, env["ka"], "retransmits")
+        step("loss: ib_read_bw completes at 1 % loss", lossy("ib_read_bw", "-s 65536 -n 100"))
+
+        def pingpong():
+            cmd = "ibv_rc_pingpong -d {ib} -g {g} -s 65536 -n 300 -c"
+            rdma_pair_run(tap, b, a, "ibv_rc_pingpong", cmd.format(ib=env["kb"], g=env["gb"]),
+                          cmd.format(ib=env["ka"], g=env["ga"]) + " 192.0.2.2", t=120)
+        step("loss: ibv_rc_pingpong 64 KiB x 300 with buffer check (-c) at 1 % loss", pingpong)
+
+        def retrans():
+            r2 = stat(a, env["ka"], "retransmits")
+            tap.diag(f"requester retransmits: {r0} before, {r1} after ib_write_bw, {r2} at the end")
+            assert r1 > r0, "retransmits did not move during ib_write_bw"
+        step("loss: requester's retransmits counter moved", retrans)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--topology", choices=["b2b", "pair"], default="b2b")
@@ -207,6 +512,8 @@ def main():
     print("TAP version 13", flush=True)
     if args.topology == "b2b":
         run_guest_scripts(args, tap, payload)
+    elif args.rdma:
+        run_rdma_pair(args, tap, payload)
     else:
         run_pair(args, tap, payload)
     print(f"1..{tap.n}", flush=True)

@@ -11,7 +11,7 @@ for g in $groups; do
                   gcc-riscv64-unknown-elf sparse) ;;
     qemu)  pkgs+=(dpkg-dev libglib2.0-dev libpixman-1-dev python3-venv flex bison
                   qemu-system-data seabios ipxe-qemu meson libcap-ng-dev libfdt-dev) ;;
-    vm)    pkgs+=(debootstrap busybox-static e2fsprogs cpio kmod iperf3 zstd xz-utils dwarves) ;;
+    vm)    pkgs+=(debootstrap busybox-static e2fsprogs cpio kmod iperf3 zstd xz-utils dwarves tshark) ;;
     rtl)   pkgs+=(verilator iverilog yosys) ;;
     rdma)  pkgs+=(build-essential cmake ninja-build pkg-config patch python3-dev cython3
                   libnl-3-dev libnl-route-3-dev libudev-dev) ;;
