@@ -205,13 +205,8 @@ KITE_RDMA_UP = (". /kite/tests/lib.sh && modprobe -a ib_uverbs rdma_ucm && load_
                 "{ grep -q '^kite_ib ' /proc/modules || insmod /kite/modules/kite_ib.ko; } && "
                 "dev=$(kite_netdevs) && ip link set $dev name kite0 && ip link set kite0 up")
 # Run on both VMs once both are up (a wire partner's carrier follows ours).
-KITE_CARRIER = ("{ wait_car() { for i in $(seq 100); do [ $(cat /sys/class/net/kite0/carrier) = 1 ] && return 0; "
-                "sleep 0.1; done; return 1; }; wait_car || { "
-                # kite.ko race (kernel/.../kite_netdev.c): kite_open's QUERY_PORT can answer
-                # 'down' before the link-up EQ event and be applied after it, leaving the
-                # carrier off with 'link up' logged. Reported, worked around by one bounce.
-                "echo 'KNOWN-BUG: kite0 carrier stayed off after open (stale QUERY_PORT in kite_open); bounced'; "
-                "ip link set kite0 down; ip link set kite0 up; wait_car; }; }")
+KITE_CARRIER = ("for i in $(seq 100); do [ $(cat /sys/class/net/kite0/carrier) = 1 ] && exit 0; "
+                "sleep 0.1; done; exit 1")
 GID_OF = ("for i in $(seq 50); do for g in /sys/class/infiniband/{ib}/ports/1/gids/*; do "
           "n=${{g##*/}}; [ \"$(cat $g)\" = \"{gid}\" ] && "
           "[ \"$(cat /sys/class/infiniband/{ib}/ports/1/gid_attrs/types/$n 2>/dev/null)\" = 'RoCE v2' ] && "

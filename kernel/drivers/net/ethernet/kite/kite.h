@@ -247,6 +247,9 @@ struct kite_dev {
 	u32 caps_reg;
 	u32 db_pages;
 	u8 port;
+	/* PORT_CHANGE events seen; orders a QUERY_PORT answer against them */
+	spinlock_t link_lock;
+	u32 link_events;
 	struct kite_caps_out caps;
 	struct kite_fw_out fw;
 	struct kite_cmdq cmd;

@@ -57,6 +57,7 @@ struct kite_dev *kite_devlink_alloc(struct device *dev)
 	kdev = devlink_priv(devlink);
 	kdev->devlink = devlink;
 	mutex_init(&kdev->aux_lock);
+	spin_lock_init(&kdev->link_lock);
 	return kdev;
 }
 

@@ -395,14 +395,28 @@ err:
 
 static void kite_update_carrier(struct kite_priv *priv)
 {
+	struct kite_dev *kdev = priv->kdev;
 	struct kite_port_info info = {};
+	unsigned long flags;
+	u32 seen;
 
-	if (kite_query_port(priv->kdev, &info))
+	spin_lock_irqsave(&kdev->link_lock, flags);
+	seen = kdev->link_events;
+	spin_unlock_irqrestore(&kdev->link_lock, flags);
+	if (kite_query_port(kdev, &info))
 		return;
-	if (info.link_up)
-		netif_carrier_on(priv->netdev);
-	else
-		netif_carrier_off(priv->netdev);
+	/*
+	 * A PORT_CHANGE event handled while the query was in flight is newer
+	 * than its answer: applying the answer would undo the event.
+	 */
+	spin_lock_irqsave(&kdev->link_lock, flags);
+	if (kdev->link_events == seen) {
+		if (info.link_up)
+			netif_carrier_on(priv->netdev);
+		else
+			netif_carrier_off(priv->netdev);
+	}
+	spin_unlock_irqrestore(&kdev->link_lock, flags);
 }
 
 static int kite_open(struct net_device *netdev)
@@ -821,6 +835,9 @@ void kite_netdev_port_event(struct kite_dev *kdev, u8 port, bool up)
 
 	if (!netdev || port != kdev->port)
 		return;
+	/* Called from the async EQ's hard interrupt: interrupts are off. */
+	spin_lock(&kdev->link_lock);
+	kdev->link_events++;
 	if (up && netif_running(netdev)) {
 		if (!netif_carrier_ok(netdev))
 			netdev_info(netdev, "link up\n");
@@ -830,6 +847,7 @@ void kite_netdev_port_event(struct kite_dev *kdev, u8 port, bool up)
 			netdev_info(netdev, "link down\n");
 		netif_carrier_off(netdev);
 	}
+	spin_unlock(&kdev->link_lock);
 }
 
 /* Called from the async EQ interrupt: a queue or CQ of ours failed. */
