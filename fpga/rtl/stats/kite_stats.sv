@@ -60,7 +60,7 @@ module kite_stats #(
 
   // ---------------------------------------------------------------- read request
   logic             rd_acc, rd_ok;
-  logic [2:0]       rd_pipe_q;   // stage valid bits
+  logic [1:0]       rd_pipe_q;   // stage valid bits
   logic             rd_ok1_q, rd_ok2_q, rd_clr1_q, rd_clr2_q;
   logic [IDX_W-1:0] rd_idx1_q, rd_idx2_q;
 
@@ -173,7 +173,7 @@ module kite_stats #(
       rd_data_o  <= '0;
       rd_err_o   <= 1'b0;
     end else begin
-      rd_pipe_q <= {rd_pipe_q[1:0], rd_acc};
+      rd_pipe_q <= {rd_pipe_q[0], rd_acc};
       if (rd_acc) begin
         rd_ok1_q  <= rd_ok;
         rd_clr1_q <= rd_clear_i;

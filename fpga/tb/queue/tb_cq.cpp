@@ -533,7 +533,7 @@ int main(int argc, char **argv) {
             uint16_t n = big[i % big.size()];
             b.cqe(n, b.random_cqe(), false);
             b.cq_db(n, uint16_t(b.ref.hw.cq[n].pi), true, false);
-            if (i % 256 == 255) b.eq_db(7, uint16_t(b.ref.hw.eq[7].pi), false);
+            if (i % 256 == 255) b.eq_db(7, uint16_t(b.ref.hw.eq[7].pi), true);
             while (b.in.size() > 4) b.cycle();
         }
         b.drain();

@@ -113,11 +113,14 @@ struct Bench {
         Inc none[N_SRC];
         for (int i = 0; i < n; i++) cycle(none, false, 0, false);
     }
+    uint64_t last_latency = 0;
     uint64_t read(uint32_t idx, bool clear = false) {
         Inc none[N_SRC];
         while (!cycle(none, true, idx, clear)) {}
+        uint64_t t = clk.cycle - 1;  // the accept cycle
         size_t n = got.size();
         while (got.size() == n) cycle(none, false, 0, false);
+        last_latency = clk.cycle - 1 - t;
         return got.back();
     }
 };
@@ -239,6 +242,9 @@ int main(int argc, char **argv) {
                     "in between, none lost\n",
                     N * N_SRC, (unsigned long long)cyc, double(N * N_SRC) / double(cyc), rds);
     }
+    b.read(0);
+    std::printf("[stats] latency: read request -> data %llu cycles\n", (unsigned long long)b.last_latency);
+    chk.expect(b.last_latency == 3, "read latency");
     std::printf("[stats] %ld reads compared\n", b.reads);
     return chk.finish();
 }
