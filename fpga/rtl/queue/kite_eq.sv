@@ -14,7 +14,8 @@
 //   OP_DB     EQ_CI / EQ_ARM (req_arm_i) doorbell with 16-bit req_ci_i
 //   OP_CTX    context write: [63:0] base, [79:64] fn, [95:80] MSI-X vector,
 //             [99:96] log_size, [100] valid, [101] armed (firmware: 1)
-//   OP_FN     function req_qn_i's async EQ number = req_data_i[15:0] (0: none)
+//   OP_FN     function req_qn_i's async EQ number = req_data_i[15:0] (0: none);
+//             a function or EQ number out of range changes nothing (bad_o)
 // Output entries: an EQE DMA write (16 bytes, owner byte last in the entry)
 // and/or an MSI-X request, in order; kite_cq issues the MSI-X only after the
 // EQE's write has been accepted.
@@ -103,6 +104,7 @@ module kite_eq #(
   logic [2:0]       s1_op_q;
   logic [EQN_W-1:0] s1_eqn_q;
   logic             s1_inrange_q;
+  logic             s1_fn_bad_q;     // OP_FN: function or EQ number out of range
   logic [15:0]      s1_ci_q;
   logic             s1_arm_q;
   logic [127:0]     s1_data_q;
@@ -113,6 +115,7 @@ module kite_eq #(
       s1_op_q      <= '0;
       s1_eqn_q     <= '0;
       s1_inrange_q <= 1'b0;
+      s1_fn_bad_q  <= 1'b0;
       s1_ci_q      <= '0;
       s1_arm_q     <= 1'b0;
       s1_data_q    <= '0;
@@ -122,6 +125,7 @@ module kite_eq #(
         s1_op_q      <= req_op_i;
         s1_eqn_q     <= eqn_wide[EQN_W-1:0];
         s1_inrange_q <= eqn_wide != 16'd0 && eqn_wide < 16'(NUM_EQ);
+        s1_fn_bad_q  <= !fn_ok || req_data_i[15:0] >= 16'(NUM_EQ);
         s1_ci_q      <= req_ci_i;
         s1_arm_q     <= req_arm_i;
         s1_data_q    <= req_data_i;
@@ -134,7 +138,7 @@ module kite_eq #(
     if (!rst_ni) begin
       for (int i = 0; i < MAX_FN; i++) async_eqn_q[i] <= '0;
     end else if (accept && req_op_i == OP_FN && fn_ok) begin
-      async_eqn_q[req_qn_i[FN_W-1:0]] <= req_data_i[15:0] < 16'(NUM_EQ) ? req_data_i[EQN_W-1:0] : '0;
+      if (req_data_i[15:0] < 16'(NUM_EQ)) async_eqn_q[req_qn_i[FN_W-1:0]] <= req_data_i[EQN_W-1:0];
     end
   end
 
@@ -260,7 +264,8 @@ module kite_eq #(
             nctx[C_BASE +: 64]    = s1_data_q[63:0];
           end
         end
-        default: ;  // OP_FN: done in stage 0
+        OP_FN: bad_o = s1_fn_bad_q;  // the table itself is written in stage 0
+        default: ;
       endcase
     end
   end

@@ -358,7 +358,8 @@ struct Bench {
         in.push_back(ctx_cmd(EQ_CTX, eqn, true, log, fn, vec, base, 0, 0, true));
     }
     void fn_async(uint16_t fn, uint16_t eqn) {
-        ref.hw.func[fn].async_eqn = eqn;
+        if (fn < MAX_FN && eqn < ctx::NUM_EQ) ref.hw.func[fn].async_eqn = eqn;
+        else e_eqbad++;  // firmware never writes these
         Cmd k;
         k.op = FN_CTX;
         k.qn = fn;
@@ -451,6 +452,9 @@ int main(int argc, char **argv) {
             b.cq_modify(tb::chance(rng, 0.9) ? cqn : uint16_t(tb::rnd(rng, 1, 0xffff)),
                         tb::chance(rng, 0.5) ? 0 : uint16_t(tb::rnd(rng, 1, 4)),
                         tb::chance(rng, 0.5) ? 0 : uint16_t(tb::rnd(rng, 1, 6)));
+        } else if (r < 907) {
+            if (tb::chance(rng, 0.5)) b.fn_async(uint16_t(tb::rnd(rng, MAX_FN, 0xffff)), 1);
+            else b.fn_async(uint16_t(tb::rnd(rng, 0, 2)), uint16_t(tb::rnd(rng, ctx::NUM_EQ, 0xffff)));
         } else if (r < 910) {
             uint16_t e = uint16_t(tb::rnd(rng, 1, NEQ));
             b.eq_create(e, uint8_t(tb::rnd(rng, 2, 5)), uint16_t(e % 3), uint16_t(rng()));
