@@ -415,7 +415,7 @@ int main(int argc, char **argv) {
     // each frame takes (max(L, 60) + 4 + 20) * 8 bits of wire time.
     b.p_gap = 0.0;
     b.p_ready = 1.0;
-    for (size_t len : {60u, 64u, 65u, 128u, 1514u, 9000u}) {
+    for (size_t len : {60u, 64u, 65u, 128u, 1514u, 9000u, 9018u}) {
         const int frames = 3;
         long segs0 = long(b.m.seg_cnt_o), out0 = b.beats_out;
         b.out_c0 = 0;
@@ -450,6 +450,17 @@ int main(int argc, char **argv) {
         std::printf("[txp_lso] throughput %zu-segment super-frames of 1514 B segments: %.3f cycles/segment (%.3f "
                     "beats/cycle); 100 GbE needs <= %.3f at 322 MHz (%s)\n",
                     nseg, cps, double(out_beats) / double(busy), need322, cps <= need322 ? "sustained" : "NOT sustained");
+    }
+    // Latency: last beat of a one-segment super-frame in -> first beat out
+    // (segmenter and kite_txp, each store and forward).
+    for (size_t pay : {6u, 1000u}) {
+        long out0 = b.beats_out;
+        b.send(directed(rng, 4, true, pay, 1448));
+        uint64_t t0 = b.clk.cycle;
+        while (b.beats_out == out0) b.cycle(false);
+        std::printf("[txp_lso] latency %zu B frame, last beat in -> first beat out: %llu cycles\n", pay + 54,
+                    (unsigned long long)(b.clk.cycle - 1 - t0));
+        b.drain();
     }
     std::printf("[txp_lso] %ld frames compared\n", b.frames_out);
     return chk.finish();
