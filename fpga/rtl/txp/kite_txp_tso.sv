@@ -125,9 +125,9 @@ module kite_txp_tso #(
   logic [23:0]   pr_ipsum_q, pr_l4sum_q;
   logic          parse_done, parse_bad;
 
-  // The parse results of the super-frame whose segments are being summed
-  // (loaded when its payload starts: the previous super-frame's records have
-  // left the summing pipeline by then, at least 4 cycles after its last beat).
+  // The parse results of the super-frame whose segments are being summed,
+  // loaded when its payload starts (after the previous super-frame's
+  // records have left the summing pipeline).
   logic          k_v4_q, k_tcp_q;
   logic [4:0]    k_l3_q;
   logic [11:0]   k_l4_q;
@@ -143,12 +143,12 @@ module kite_txp_tso #(
   assign hw = {hdr_q[wslot_q][3], hdr_q[wslot_q][2], hdr_q[wslot_q][1], hdr_q[wslot_q][0]};
 
   // Summing pipeline occupancy and the record queue.
-  logic          p1_v_q, p2_v_q, p3_v_q;
+  logic          p1_v_q, p2_v_q, p3_v_q, g_v_q;
   logic [SW:0]   rec_wr_q, rec_rd_q, rec_cnt;
   logic          room, rec_room;
   assign rec_cnt   = rec_wr_q - rec_rd_q;
   assign room      = (wr_ptr_q - free_ptr_q) < PT'(BUF_BEATS);
-  assign rec_room  = rec_cnt < (SW+1)'(SEGS - 3);
+  assign rec_room  = rec_cnt < (SW+1)'(SEGS - 4);
 
   // ---------------------------------------------------------------- input control
   logic          take, bwr, hwe, latch, drop_inc, lso_inc;
@@ -386,7 +386,9 @@ module kite_txp_tso #(
   logic [7:0]  x_doff;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [11:0] x_l4hl, x_step;
-  logic [21:0] x_ips, x_l4s;
+  logic [8*18-1:0] x_ipg, x_l4g, ps_ipg_q, ps_l4g_q;  // 8 groups of 4 words
+  logic            ps_v_q;
+  logic [23:0]     ps_ips, ps_l4s;
   logic [11:0] lp, r3, r4;
   logic        in_ip, in_l4;
 
@@ -413,8 +415,8 @@ module kite_txp_tso #(
     // total length, ID and checksum; the pseudo-header addresses and the
     // L4 header bytes up to hdr_len without the per-segment fields. l3 and
     // l4 are even, so a byte's absolute parity is its parity in the sum.
-    x_ips = '0;
-    x_l4s = '0;
+    x_ipg = '0;
+    x_l4g = '0;
     for (int l = 0; l < NB; l++) begin
       lp    = {4'b0000, 2'(pstep_q - 4'd6), 6'(l)};
       r3    = lp - 12'(pr_l3_q);
@@ -424,20 +426,33 @@ module kite_txp_tso #(
       in_l4 = lp >= 12'(pr_l3_q) && (pr_v4_q ? r3 >= 12'd12 && r3 < 12'd20 : r3 >= 12'd8 && r3 < 12'd40);
       in_l4 = in_l4 || lp >= pr_l4_q && lp < 12'(c_hlen_q) && !(r4 >= 12'd4 && r4 <= 12'd7) &&
               !(pr_tcp_q && (r4 == 12'd13 || r4 == 12'd16 || r4 == 12'd17));
-      if (in_ip) x_ips = x_ips + (l % 2 == 0 ? {6'd0, hb(hw, lp), 8'd0} : 22'(hb(hw, lp)));
-      if (in_l4) x_l4s = x_l4s + (l % 2 == 0 ? {6'd0, hb(hw, lp), 8'd0} : 22'(hb(hw, lp)));
+      if (in_ip) x_ipg[18*(l/8) +: 18] = x_ipg[18*(l/8) +: 18] + (l % 2 == 0 ? {2'd0, hb(hw, lp), 8'd0} : 18'(hb(hw, lp)));
+      if (in_l4) x_l4g[18*(l/8) +: 18] = x_l4g[18*(l/8) +: 18] + (l % 2 == 0 ? {2'd0, hb(hw, lp), 8'd0} : 18'(hb(hw, lp)));
+    end
+    // The previous step's groups, added a cycle later.
+    ps_ips = '0;
+    ps_l4s = '0;
+    for (int g = 0; g < 8; g++) begin
+      if (ps_v_q) ps_ips = ps_ips + 24'(ps_ipg_q[18*g +: 18]);
+      if (ps_v_q) ps_l4s = ps_l4s + 24'(ps_l4g_q[18*g +: 18]);
     end
   end
 
   // Steps: 0 L2/L3; 1..4 one IPv6 extension header each (only as many as
-  // there are); 5 the L4 checks; 6.. the base sums, one header beat each.
+  // there are); 5 the L4 checks; 6..9 the base sums, one header beat each
+  // (group sums; they are added one cycle later); 10 done.
   assign x_bad5     = pr_bad_q || !(x_tcp || x_udp) || x_l4hl < (x_tcp ? 12'd20 : 12'd8) ||
                       pr_l4_q + x_l4hl > 12'(c_hlen_q);
+  // Done waits for the previous super-frame's records to leave P1..P4 (they
+  // read k_*); by cycle count they always have.
   assign parse_done = mode_q == M_PARSE && (pstep_q == 4'd5 && x_bad5 ||
-                      pstep_q >= 4'd6 && (2'(pstep_q - 4'd6) == x_hlast || pstep_q == 4'd9));
+                      pstep_q == 4'd10 && !(p1_v_q || p2_v_q || p3_v_q || g_v_q));
   assign parse_bad  = pstep_q == 4'd5;
 
   always_ff @(posedge clk_i) begin
+    ps_v_q   <= mode_q == M_PARSE && pstep_q >= 4'd6 && pstep_q <= 4'd9;
+    ps_ipg_q <= x_ipg;
+    ps_l4g_q <= x_l4g;
     if (mode_q != M_PARSE) begin
       pstep_q <= '0;
     end else begin
@@ -470,8 +485,12 @@ module kite_txp_tso #(
                      hb(hw, pr_l4_q + 12'd7)};
         pr_fl_q  <= hb(hw, pr_l4_q + 12'd13);
       end else if (pstep_q <= 4'd9) begin
-        pr_ipsum_q <= pr_ipsum_q + 24'(x_ips);
-        pr_l4sum_q <= pr_l4sum_q + 24'(x_l4s);
+        if (2'(pstep_q - 4'd6) == x_hlast) pstep_q <= 4'd10;
+      end
+      if (pstep_q == 4'd10) pstep_q <= 4'd10;
+      if (pstep_q >= 4'd7) begin
+        pr_ipsum_q <= pr_ipsum_q + ps_ips;
+        pr_l4sum_q <= pr_l4sum_q + ps_l4s;
       end
     end
     if (parse_done && !parse_bad) begin
@@ -484,8 +503,8 @@ module kite_txp_tso #(
       k_fl_q    <= pr_fl_q;
       k_id_q    <= pr_id_q;
       k_seq_q   <= pr_seq_q;
-      k_ipsum_q <= pr_ipsum_q + 24'(x_ips);
-      k_l4sum_q <= pr_l4sum_q + 24'(x_l4s);
+      k_ipsum_q <= pr_ipsum_q + ps_ips;
+      k_l4sum_q <= pr_l4sum_q + ps_l4s;
     end
   end
 
@@ -588,13 +607,13 @@ module kite_txp_tso #(
     p3_eth_q   <= p2_eth_q;
   end
 
-  // P3: the segment's header fields and checksums (kite::tx_lso's loop).
+  // P3: the segment's header fields (kite::tx_lso's loop), lengths first.
   logic [PW-1:0] f_dd, f_slen, f_hl;
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [PW-1:0] f_l4len;     // below 64 KiB
+  logic [PW-1:0] f_l4len, f_iplen;  // below 64 KiB
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [15:0]   f_l3len, f_id, f_ipc, f_pay, f_l4c, f_ulen;
-  logic [31:0]   f_seq, f_tsum;
+  logic [15:0]   f_l3len, f_id, f_pay, f_ulen;
+  logic [31:0]   f_seq;
   logic [7:0]    f_fl, f_nb;
   logic [PT-1:0] f_a0, f_free;
   logic [127:0]  f_eth;
@@ -605,19 +624,15 @@ module kite_txp_tso #(
     f_nb    = 8'((f_slen + PW'(NB - 1)) >> 6);
     f_a0    = p3_fb_q + PT'(f_dd >> 6);
     f_free  = p3_raw_q ? p3_fb_q + PT'(f_nb) : p3_fb_q + PT'((p3_s_q + p3_chunk_q + (p3_last_q ? PW'(NB - 1) : '0)) >> 6);
-    f_l3len = 16'(f_slen - PW'(k_l3_q) - (k_v4_q ? '0 : PW'(40)));
+    f_iplen = f_slen - PW'(k_l3_q);
+    f_l3len = 16'(f_iplen - (k_v4_q ? '0 : PW'(40)));
     f_id    = k_id_q + p3_i_q;
-    f_ipc   = ~kite_rtl_pkg::oc_fold32(32'(k_ipsum_q) + 32'(PW'(f_slen - PW'(k_l3_q))) + 32'(f_id));
     f_l4len = f_slen - PW'(k_l4_q);
     f_ulen  = 16'(f_l4len);
     f_seq   = k_seq_q + 32'(f_dd);
     f_fl    = k_fl_q & (p3_last_q ? 8'hff : ~8'h09) & (p3_i_q == '0 ? 8'hff : ~8'h80);
     f_pay   = kite_rtl_pkg::oc_fold32(p3_acc_q);
     if (k_hlen_q[0] ^ p3_s_q[0]) f_pay = {f_pay[7:0], f_pay[15:8]};
-    f_tsum  = 32'(k_l4sum_q) + 32'(k_nh_q) + 32'(f_ulen) + 32'(f_pay) +
-              (k_tcp_q ? 32'(f_seq[31:16]) + 32'(f_seq[15:0]) + 32'(f_fl) : 32'(f_ulen));
-    f_l4c   = ~kite_rtl_pkg::oc_fold32(f_tsum);
-    if (!k_tcp_q && f_l4c == '0) f_l4c = 16'hffff;
     f_eth   = p3_eth_q;
     if (!p3_raw_q) begin
       f_eth[5]   = 1'b0;
@@ -625,18 +640,61 @@ module kite_txp_tso #(
     end
   end
 
+  // P4: the checksums.
+  logic          g_raw_q, g_last_q, g_slot_q;
+  logic [5:0]    g_sh_q;
+  logic [15:0]   g_slen_q;
+  logic [15:0]   g_l3len_q, g_iplen_q, g_id_q, g_pay_q, g_ulen_q;
+  logic [31:0]   g_seq_q;
+  logic [7:0]    g_fl_q, g_nb_q;
+  logic [PT-1:0] g_a0_q, g_free_q;
+  logic [127:0]  g_eth_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) g_v_q <= 1'b0;
+    else g_v_q <= p3_v_q;
+  end
+  always_ff @(posedge clk_i) begin
+    g_raw_q   <= p3_raw_q;
+    g_last_q  <= p3_last_q;
+    g_slot_q  <= p3_slot_q;
+    g_sh_q    <= f_dd[5:0];
+    g_slen_q  <= 16'(f_slen);
+    g_l3len_q <= f_l3len;
+    g_iplen_q <= 16'(f_iplen);
+    g_id_q    <= f_id;
+    g_pay_q   <= f_pay;
+    g_ulen_q  <= f_ulen;
+    g_seq_q   <= f_seq;
+    g_fl_q    <= f_fl;
+    g_nb_q    <= f_nb;
+    g_a0_q    <= f_a0;
+    g_free_q  <= f_free;
+    g_eth_q   <= f_eth;
+  end
+
+  logic [15:0] g_ipc, g_l4c;
+  logic [31:0] g_tsum;
+  always_comb begin
+    g_ipc  = ~kite_rtl_pkg::oc_fold32(32'(k_ipsum_q) + 32'(g_iplen_q) + 32'(g_id_q));
+    g_tsum = 32'(k_l4sum_q) + 32'(k_nh_q) + 32'(g_ulen_q) + 32'(g_pay_q) +
+             (k_tcp_q ? 32'(g_seq_q[31:16]) + 32'(g_seq_q[15:0]) + 32'(g_fl_q) : 32'(g_ulen_q));
+    g_l4c  = ~kite_rtl_pkg::oc_fold32(g_tsum);
+    if (!k_tcp_q && g_l4c == '0) g_l4c = 16'hffff;
+  end
+
   // Record queue (LUT RAM).
   localparam int unsigned RW = 5 + 5 + 9 + 9 + PT + 6 + 8 + 16 + PT + 16 + 16 + 16 + 32 + 8 + 16 + 16 + 128;
   logic [RW-1:0] rec_mem [SEGS];
   logic [RW-1:0] rec_in;
-  assign rec_in = p3_raw_q ?
-      {1'b1, p3_last_q, 1'b0, 1'b0, 1'b0, 5'd0, 9'd0, 9'd0, f_a0, 6'd0, f_nb, 16'(f_slen), f_free,
-       16'd0, 16'd0, 16'd0, 32'd0, 8'd0, 16'd0, 16'd0, f_eth} :
-      {1'b0, p3_last_q, p3_slot_q, k_v4_q, k_tcp_q, k_l3_q, 9'(k_l4_q), 9'(k_hlen_q),
-       f_a0, f_dd[5:0], f_nb, 16'(f_slen), f_free, f_l3len, f_id, f_ipc, f_seq, f_fl, f_l4c, f_ulen, f_eth};
+  assign rec_in = g_raw_q ?
+      {1'b1, g_last_q, 1'b0, 1'b0, 1'b0, 5'd0, 9'd0, 9'd0, g_a0_q, 6'd0, g_nb_q, g_slen_q, g_free_q,
+       16'd0, 16'd0, 16'd0, 32'd0, 8'd0, 16'd0, 16'd0, g_eth_q} :
+      {1'b0, g_last_q, g_slot_q, k_v4_q, k_tcp_q, k_l3_q, 9'(k_l4_q), 9'(k_hlen_q),
+       g_a0_q, g_sh_q, g_nb_q, g_slen_q, g_free_q, g_l3len_q, g_id_q, g_ipc, g_seq_q, g_fl_q, g_l4c,
+       g_ulen_q, g_eth_q};
 
   always_ff @(posedge clk_i) begin
-    if (p3_v_q) rec_mem[rec_wr_q[SW-1:0]] <= rec_in;
+    if (g_v_q) rec_mem[rec_wr_q[SW-1:0]] <= rec_in;
   end
 
   // ================================================================ readout
@@ -678,7 +736,7 @@ module kite_txp_tso #(
       k_q        <= '0;
       free_ptr_q <= '0;
     end else begin
-      if (p3_v_q) rec_wr_q <= rec_wr_q + 1'b1;
+      if (g_v_q) rec_wr_q <= rec_wr_q + 1'b1;
       if (issue) begin
         k_q <= last_beat ? '0 : k_q + 8'd1;
         if (last_beat) begin
