@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The pure functions the RTL testbenches share: CRC-32, checksums, Toeplitz.
+// The pure functions the RTL testbenches share: CRC-32, checksums, Toeplitz,
+// the TX segmenter.
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -10,6 +11,7 @@
 #include "kite/parser.hpp"
 #include "kite/rss.hpp"
 #include "kite/toeplitz.hpp"
+#include "kite/txoffload.hpp"
 
 using namespace kite;
 
@@ -120,4 +122,35 @@ TEST(Parser, VlanRoceAndMalformed) {
     auto b = kt::udp4_frame(kt::PF_MAC, 10);
     b.resize(30);
     EXPECT_TRUE(parse_frame(b.data(), b.size()).malformed);
+}
+
+namespace {
+void collect(void *ctx, uint8_t *seg, size_t n) {
+    static_cast<std::vector<std::vector<uint8_t>> *>(ctx)->emplace_back(seg, seg + n);
+}
+}  // namespace
+
+TEST(TxLso, DescriptorChecks) {
+    EXPECT_TRUE(tx_lso_desc_ok(65536, 54, 1448, 54));
+    EXPECT_FALSE(tx_lso_desc_ok(65537, 54, 1448, 54));       // over MAX_TSO_SIZE
+    EXPECT_FALSE(tx_lso_desc_ok(3000, 54, 0, 54));           // mss 0
+    EXPECT_FALSE(tx_lso_desc_ok(3000, 257, 1000, 3000));     // header over MAX_TSO_HDR
+    EXPECT_FALSE(tx_lso_desc_ok(3000, 54, 1000, 53));        // header beyond the first gather entry
+    EXPECT_TRUE(tx_lso_desc_ok(30000, 54, 9018 - 54, 54));
+    EXPECT_FALSE(tx_lso_desc_ok(30000, 54, 9018 - 53, 54));  // segment longer than a frame
+}
+
+TEST(TxLso, SegmentsAndShortTcpHeader) {
+    auto f = kt::tcp4_frame(kt::PF_MAC, 3000, 0xfffffff0u, 0x19);  // FIN PSH ACK
+    std::vector<std::vector<uint8_t>> segs;
+    std::vector<uint8_t> scratch(tx_max_frame);
+    ASSERT_EQ(tx_lso(f.data(), f.size(), 54, 1000, false, scratch.data(), collect, &segs), lso_error::OK);
+    ASSERT_EQ(segs.size(), 3u);
+    EXPECT_EQ(get_be32(&segs[2][38]), 0xfffffff0u + 2000);
+    EXPECT_EQ(segs[0][47], 0x10);  // FIN/PSH only on the last
+    EXPECT_EQ(segs[2][47], 0x19);
+    f[46] = 0x40;  // data offset 4: the patched fields would be payload
+    segs.clear();
+    EXPECT_EQ(tx_lso(f.data(), f.size(), 54, 1000, false, scratch.data(), collect, &segs), lso_error::HDR_LEN);
+    EXPECT_TRUE(segs.empty());
 }

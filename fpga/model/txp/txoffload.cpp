@@ -91,6 +91,12 @@ size_t tx_vlan_insert(uint8_t *buf, size_t len, uint16_t tci) {
     return len + 4;
 }
 
+bool tx_lso_desc_ok(size_t total, size_t hdr_len, size_t mss, size_t first_len) {
+    static_assert(tx_max_frame == spec::limits::MAX_MTU + 14 + 4);
+    return total >= 14 && total <= spec::limits::MAX_TSO_SIZE && mss != 0 && hdr_len <= spec::limits::MAX_TSO_HDR &&
+           hdr_len <= first_len && hdr_len + mss <= tx_max_frame;
+}
+
 lso_error tx_lso(const uint8_t *f, size_t len, size_t hdr_len, size_t mss, bool uso, uint8_t *seg,
                  void (*emit)(void *, uint8_t *, size_t), void *ctx) {
     if (mss == 0)
@@ -107,6 +113,8 @@ lso_error tx_lso(const uint8_t *f, size_t len, size_t hdr_len, size_t mss, bool 
         if (li.l4_off + 20 > len)
             return lso_error::HDR_LEN;
         l4hl = size_t(f[li.l4_off + 12] >> 4) * 4;
+        if (l4hl < 20)  // the fields patched below must lie in the header
+            return lso_error::HDR_LEN;
     }
     if (hdr_len < li.l4_off + l4hl || hdr_len > len)
         return lso_error::HDR_LEN;

@@ -14,7 +14,7 @@ namespace {
 enum : uint32_t {
     TXE_NUM_DS = 1, TXE_OPCODE, TXE_GATHER, TXE_LENGTH, TXE_LSO, TXE_LKEY, TXE_DMA,
 };
-constexpr size_t MAX_FRAME = limits::MAX_MTU + 14 + 4;  // largest frame without FCS
+constexpr size_t MAX_FRAME = tx_max_frame;  // largest frame without FCS
 }  // namespace
 
 bool TxPipeline::run(uint32_t budget) {
@@ -126,8 +126,7 @@ void TxPipeline::process_wqe(uint32_t sqn) {
     size_t max = lso ? limits::MAX_TSO_SIZE : MAX_FRAME;
     if (total == 0 || total > max || ((eth.flags & wqe_eth::FLAGS_NO_FCS) && total < 4 + 14) || total < 14)
         return bad(ctrl.wqe_index, cqe_status::LOC_LEN_ERR, TXE_LENGTH);
-    if (lso && (eth.mss == 0 || eth.hdr_len > limits::MAX_TSO_HDR || eth.hdr_len > sge[0].len ||
-                eth.hdr_len + size_t(eth.mss) > MAX_FRAME))
+    if (lso && !tx_lso_desc_ok(total, eth.hdr_len, eth.mss, sge[0].len))
         return bad(ctrl.wqe_index, cqe_status::LOC_LEN_ERR, TXE_LSO);
 
     uint8_t *f = buf_.data();

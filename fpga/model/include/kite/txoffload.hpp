@@ -24,9 +24,20 @@ size_t tx_vlan_insert(uint8_t *buf, size_t len, uint16_t tci);
 
 enum class lso_error { OK, NO_L4, HDR_LEN, MSS };
 
+// Largest frame the TX pipeline sends without segmentation (and largest LSO
+// segment), without FCS: MAX_MTU + 14 + 4.
+inline constexpr size_t tx_max_frame = 9000 + 14 + 4;
+
+// The descriptor checks an LSO WQE must pass before any byte is read: total
+// super-frame length (sum of the gather entries), hdr_len, mss and the length
+// of the first gather entry, which must hold the whole header. False: the WQE
+// is dropped (tx_bad_desc).
+bool tx_lso_desc_ok(size_t total, size_t hdr_len, size_t mss, size_t first_len);
+
 // Cuts a TCP (or, with uso, UDP) super-frame into segments of at most mss
 // payload bytes after hdr_len header bytes and fixes each segment's headers
-// and checksums. emit(ctx, seg, seg_len) is called for each segment; seg
+// and checksums (a TCP header must be at least 20 bytes and lie within
+// hdr_len). emit(ctx, seg, seg_len) is called for each segment; seg
 // points into scratch, which must hold hdr_len + mss bytes.
 lso_error tx_lso(const uint8_t *frame, size_t len, size_t hdr_len, size_t mss, bool uso, uint8_t *scratch,
                  void (*emit)(void *ctx, uint8_t *seg, size_t seg_len), void *ctx);
