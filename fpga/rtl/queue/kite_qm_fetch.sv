@@ -120,6 +120,8 @@ module kite_qm_fetch #(
   logic [15:0]      t_cqn  [NTAG];
   logic [15:0]      t_ci   [NTAG];
   logic [63:0]      t_addr [NTAG];
+  logic [9:0]       t_len  [NTAG];   // bytes of the next request
+  logic             t_ph2  [NTAG];   // the request is a WQE's second part
   logic [3:0]       t_lstr [NTAG];
 
   logic [NTAG-1:0] is_free, is_req, is_done;
@@ -170,7 +172,7 @@ module kite_qm_fetch #(
   assign rd_tag_o   = req[TW-1:0];
   assign rd_fn_o    = t_fn[req[TW-1:0]];
   assign rd_addr_o  = t_addr[req[TW-1:0]];
-  assign rd_len_o   = 10'd1 << t_lstr[req[TW-1:0]];
+  assign rd_len_o   = t_len[req[TW-1:0]];
 
   // ---------------------------------------------------------------- WQE buffer
   logic [511:0] buf_mem [NTAG*NB];
@@ -196,28 +198,26 @@ module kite_qm_fetch #(
   logic [127:0]  k_eth_q;
   logic [7:0]    k_opcode_q, k_status_q;
   logic [31:0]   k_syn_q;
-  logic          k_dma_q;
+  logic          k_dma_q, k_dma_ci_q;
 
   assign chk = rr_pick(is_done, chk_ptr_q);
 
-  // Fields of the WQE being checked (wqe_ctrl_t / wqe_eth_t bit positions).
-  logic        e_lso, e_no_fcs;
-  logic [15:0] e_mss, e_hdr_len;
-  assign e_lso     = k_eth_q[2];
-  assign e_no_fcs  = k_eth_q[4];
-  assign e_mss     = k_eth_q[31:16];
-  assign e_hdr_len = k_eth_q[79:64];
-
-  // Gather entries 4b-2 .. 4b+1 are the lanes of beat b.
+  // Gather entries 4b-2 .. 4b+1 are the lanes of beat b. In K_HDR rdata is
+  // beat 0 and the entry count comes straight from it.
+  logic [4:0]  h_nsge, acc_nsge;
+  logic [2:0]  acc_beat;
   logic [36:0] beat_sum;
   logic        beat_lkey_bad;
   logic [5:0]  sge_idx;
+  assign h_nsge   = 5'(rdata[23:16] - 8'd1);
+  assign acc_nsge = k_q == K_HDR ? h_nsge : k_nsge_q;
+  assign acc_beat = k_q == K_HDR ? 3'd0 : k_beat_q;
   always_comb begin
     beat_sum = '0;
     beat_lkey_bad = 1'b0;
     for (int l = 0; l < 4; l++) begin
-      sge_idx = 6'({k_beat_q, 2'(l)}) - 6'd2;
-      if ((k_beat_q != 3'd0 || l >= 2) && sge_idx < {1'b0, k_nsge_q}) begin
+      sge_idx = 6'({acc_beat, 2'(l)}) - 6'd2;
+      if ((acc_beat != 3'd0 || l >= 2) && sge_idx < {1'b0, acc_nsge}) begin
         beat_sum = beat_sum + 37'(rdata[128*l+64 +: 32]);
         if (rdata[128*l+96 +: 32] != 32'(kite_pkg::LKEY_PHYS)) beat_lkey_bad = 1'b1;
       end
@@ -228,16 +228,43 @@ module kite_qm_fetch #(
   logic [2:0] last_beat;
   assign last_beat = 3'((6'(k_nsge_q) + 6'd1) >> 2);
 
-  // Verdict on the accumulated fields (K_VERD).
-  logic        v_bad_len, v_bad_lso;
-  logic [36:0] v_max;
+  // Verdict on lkey, length and LSO fields: in K_HDR straight from beat 0
+  // (WQEs with one or two gather entries), in K_VERD from the sums.
+  logic [36:0]  v_total, v_max;
+  logic         v_lkey_bad, v_lso, v_no_fcs;
+  logic [15:0]  v_mss, v_hdr_len;
+  logic [31:0]  v_sge0_len, v_syn;
+  logic [7:0]   v_status;
   always_comb begin
-    v_max     = e_lso ? MAX_TSO : MAX_FRAME;
-    v_bad_len = k_total_q == '0 || k_total_q > v_max || (e_no_fcs && k_total_q < 37'd18) ||
-                k_total_q < 37'd14;
-    v_bad_lso = e_lso && (e_mss == '0 || 32'(e_hdr_len) > 32'(kite_pkg::MAX_TSO_HDR) ||
-                          32'(e_hdr_len) > k_sge0_len_q ||
-                          37'(e_hdr_len) + 37'(e_mss) > MAX_FRAME);
+    if (k_q == K_HDR) begin
+      v_total    = beat_sum;
+      v_lkey_bad = beat_lkey_bad;
+      v_lso      = rdata[128 + 2];
+      v_no_fcs   = rdata[128 + 4];
+      v_mss      = rdata[128 + 16 +: 16];
+      v_hdr_len  = rdata[128 + 64 +: 16];
+      v_sge0_len = rdata[351:320];
+    end else begin
+      v_total    = k_total_q;
+      v_lkey_bad = k_lkey_bad_q;
+      v_lso      = k_eth_q[2];
+      v_no_fcs   = k_eth_q[4];
+      v_mss      = k_eth_q[16 +: 16];
+      v_hdr_len  = k_eth_q[64 +: 16];
+      v_sge0_len = k_sge0_len_q;
+    end
+    v_max    = v_lso ? MAX_TSO : MAX_FRAME;
+    v_status = 8'(kite_pkg::CQE_STATUS_LOC_LEN_ERR);
+    v_syn    = '0;
+    if (v_lkey_bad) begin
+      v_status = 8'(kite_pkg::CQE_STATUS_LOC_PROT_ERR);
+      v_syn    = TXE_LKEY;
+    end else if (v_total == '0 || v_total > v_max || (v_no_fcs && v_total < 37'd18) || v_total < 37'd14) begin
+      v_syn = TXE_LENGTH;
+    end else if (v_lso && (v_mss == '0 || 32'(v_hdr_len) > 32'(kite_pkg::MAX_TSO_HDR) ||
+                           32'(v_hdr_len) > v_sge0_len || 37'(v_hdr_len) + 37'(v_mss) > MAX_FRAME)) begin
+      v_syn = TXE_LSO;
+    end
   end
 
   // Outputs.
@@ -263,7 +290,7 @@ module kite_qm_fetch #(
   assign c_valid_o     = k_q == K_CPL && done_ready_i;
   assign c_sqn_o       = t_sqn[k_tag_q];
   assign c_cqn_o       = t_cqn[k_tag_q];
-  assign c_wqe_index_o = k_dma_q ? t_ci[k_tag_q] : k_wqe_index_q;
+  assign c_wqe_index_o = k_dma_ci_q ? t_ci[k_tag_q] : k_wqe_index_q;
   assign c_opcode_o    = k_opcode_q;
   assign c_status_o    = k_status_q;
   assign c_syndrome_o  = k_syn_q;
@@ -278,17 +305,34 @@ module kite_qm_fetch #(
   assign done_err_o   = k_dma_q;
   assign done_cqn_o   = t_cqn[k_tag_q];
 
-  // Buffer reads: beat 0 when a tag is chosen (kept through K_HDR for the
-  // first two entries), the next beat in K_SGE / K_OUT,
-  // beat 0 again when a good WQE starts going out.
-  logic sge_more, out_next;
-  assign sge_more = k_q == K_SGE && k_beat_q != last_beat;
-  assign out_next = d_valid_o && d_ready_i && !out_last && out_lane == 2'd3;
+  // A WQE is read in up to two parts: its first 64 bytes (ctrl, eth and two
+  // gather entries), then, if num_ds asks for more and is valid, the rest up
+  // to (num_ds + 1) * 16 bytes. The model reads ctrl, checks num_ds, then
+  // reads the segments, so a failing second read reports ctrl.wqe_index.
+  logic       hdr_ds_bad, ph2_req;
+  logic [9:0] ph2_len;
+  assign hdr_ds_bad = rdata[23:16] == 8'd0 ||
+                      (13'(rdata[23:16]) + 13'd1) * 13'd16 > (13'd1 << t_lstr[k_tag_q]);
+  assign ph2_req = k_q == K_HDR && !t_err[k_tag_q] && !hdr_ds_bad && rdata[23:16] > 8'd3 &&
+                   !t_ph2[k_tag_q];
+  assign ph2_len = {4'((13'(rdata[23:16]) * 13'd16 + 13'd15) >> 6), 6'd0};
+
+  // Buffer reads: beat 0 when a tag is chosen (in K_IDLE or while the
+  // previous WQE finishes), beat 1 in K_HDR when entries lie beyond beat 0,
+  // the next beat in K_SGE / K_OUT, beat 0 again when a WQE checked in
+  // K_VERD starts going out. rdata holds its beat until the next read.
+  logic sge_more, out_next, pick_next;
+  assign sge_more  = k_q == K_SGE && k_beat_q != last_beat;
+  assign out_next  = d_valid_o && d_ready_i && !out_last && out_lane == 2'd3;
+  assign pick_next = (k_q == K_IDLE || fin) && chk[TW];
   always_comb begin
     buf_re = 1'b0;
     buf_ra = {chk[TW-1:0], 3'd0};
-    if (k_q == K_IDLE) begin
-      buf_re = chk[TW];
+    if (pick_next) begin
+      buf_re = 1'b1;
+    end else if (k_q == K_HDR) begin
+      buf_re = rdata[23:16] > 8'd3;
+      buf_ra = {k_tag_q, 3'd1};
     end else if (sge_more || out_next) begin
       buf_re = 1'b1;
       buf_ra = {k_tag_q, k_beat_q + 3'd1};
@@ -325,34 +369,30 @@ module kite_qm_fetch #(
       end
 
       case (k_q)
-        K_IDLE: begin
-          if (chk[TW]) begin
-            k_tag_q   <= chk[TW-1:0];
-            chk_ptr_q <= chk[TW-1:0];
-            t_st[chk[TW-1:0]] <= T_WAIT;   // held by the checker until fin
-            k_q       <= K_HDR;
-          end
-        end
+        K_IDLE: ;  // pick_next below
         K_HDR: begin
           k_wqe_index_q <= rdata[47:32];
           k_signaled_q <= rdata[8];
           k_eth_q      <= rdata[255:128];
           k_sge0_len_q <= rdata[351:320];
-          k_nsge_q     <= 5'(rdata[23:16] - 8'd1);
+          k_nsge_q     <= h_nsge;
           k_dma_q      <= t_err[k_tag_q];
+          k_dma_ci_q   <= t_err[k_tag_q] && !t_ph2[k_tag_q];  // the ctrl read itself failed
           k_beat_q     <= '0;
-          k_total_q    <= '0;
-          k_lkey_bad_q <= 1'b0;
+          k_i_q        <= '0;
+          k_total_q    <= beat_sum;
+          k_lkey_bad_q <= beat_lkey_bad;
           k_opcode_q   <= 8'(kite_pkg::CQE_OPCODE_ERROR);
+          k_status_q   <= 8'(kite_pkg::CQE_STATUS_LOC_LEN_ERR);
           k_syn_q      <= '0;
           k_q          <= K_CPL;
           if (t_err[k_tag_q]) begin
             k_status_q <= 8'(kite_pkg::CQE_STATUS_LOC_PROT_ERR);
             k_syn_q    <= TXE_DMA;
-          end else if (rdata[23:16] == 8'd0 ||
-                       (13'(rdata[23:16]) + 13'd1) * 13'd16 > (13'd1 << t_lstr[k_tag_q])) begin
-            k_status_q <= 8'(kite_pkg::CQE_STATUS_LOC_LEN_ERR);
+          end else if (hdr_ds_bad) begin
             k_syn_q    <= TXE_NUM_DS;
+          end else if (ph2_req) begin
+            k_q <= K_IDLE;      // the rest of the WQE is read first
           end else if (rdata[7:0] == 8'(kite_pkg::WQE_OPCODE_NOP)) begin
             k_opcode_q <= 8'(kite_pkg::CQE_OPCODE_ETH_TX);
             k_status_q <= 8'(kite_pkg::CQE_STATUS_SUCCESS);
@@ -361,10 +401,15 @@ module kite_qm_fetch #(
             k_status_q <= 8'(kite_pkg::CQE_STATUS_LOC_QP_OP_ERR);
             k_syn_q    <= TXE_OPCODE;
           end else if (rdata[23:16] == 8'd1 || 32'(rdata[23:16]) - 1 > 32'(kite_pkg::MAX_GATHER)) begin
-            k_status_q <= 8'(kite_pkg::CQE_STATUS_LOC_LEN_ERR);
             k_syn_q    <= TXE_GATHER;
+          end else if (rdata[23:16] > 8'd3) begin
+            k_beat_q <= 3'd1;   // beat 1 is being read
+            k_q      <= K_SGE;
+          end else if (v_syn != '0) begin
+            k_status_q <= v_status;
+            k_syn_q    <= v_syn;
           end else begin
-            k_q <= K_SGE;   // rdata keeps beat 0 for the first two entries
+            k_q <= K_OUT;       // rdata keeps beat 0
           end
         end
         K_SGE: begin
@@ -374,20 +419,10 @@ module kite_qm_fetch #(
           else k_q <= K_VERD;
         end
         K_VERD: begin
-          k_status_q <= 8'(kite_pkg::CQE_STATUS_LOC_LEN_ERR);
-          k_q        <= K_CPL;
           k_beat_q   <= '0;
-          k_i_q      <= '0;
-          if (k_lkey_bad_q) begin
-            k_status_q <= 8'(kite_pkg::CQE_STATUS_LOC_PROT_ERR);
-            k_syn_q    <= TXE_LKEY;
-          end else if (v_bad_len) begin
-            k_syn_q <= TXE_LENGTH;
-          end else if (v_bad_lso) begin
-            k_syn_q <= TXE_LSO;
-          end else begin
-            k_q <= K_OUT;
-          end
+          k_status_q <= v_status;
+          k_syn_q    <= v_syn;
+          k_q        <= v_syn != '0 ? K_CPL : K_OUT;
         end
         K_OUT: begin
           if (d_valid_o && d_ready_i) begin
@@ -398,15 +433,28 @@ module kite_qm_fetch #(
         default: ;  // K_CPL, K_DONE: wait for fin
       endcase
 
+      if (ph2_req) t_st[k_tag_q] <= T_REQ;
       if (fin) begin
         t_st[k_tag_q] <= T_FREE;
         k_q <= K_IDLE;
       end
+      // The next WQE starts while the previous one finishes.
+      if (pick_next) begin
+        k_tag_q   <= chk[TW-1:0];
+        chk_ptr_q <= chk[TW-1:0];
+        t_st[chk[TW-1:0]] <= T_WAIT;   // held by the checker until its fin
+        k_q       <= K_HDR;
+      end
     end
   end
 
-  // Tag fields, written at allocation.
+  // Tag fields, written at allocation and for a second request.
   always_ff @(posedge clk_i) begin
+    if (ph2_req) begin
+      t_addr[k_tag_q] <= t_addr[k_tag_q] + 64'd64;
+      t_len[k_tag_q]  <= ph2_len;
+      t_ph2[k_tag_q]  <= 1'b1;
+    end
     if (pick_valid_i) begin
       t_sqn[alloc[TW-1:0]]  <= pick_sqn_i;
       t_fn[alloc[TW-1:0]]   <= pick_fn_i;
@@ -414,6 +462,8 @@ module kite_qm_fetch #(
       t_cqn[alloc[TW-1:0]]  <= pick_cqn_i;
       t_ci[alloc[TW-1:0]]   <= pick_ci_i;
       t_addr[alloc[TW-1:0]] <= pick_addr_i;
+      t_len[alloc[TW-1:0]]  <= 10'd64;
+      t_ph2[alloc[TW-1:0]]  <= 1'b0;
       t_lstr[alloc[TW-1:0]] <= pick_log_stride_i;
     end
   end
