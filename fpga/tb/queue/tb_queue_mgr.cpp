@@ -632,6 +632,9 @@ struct Bench {
             if (tb::chance(rng, 0.1) && uint16_t(drv_pi[q] - c.ci) >= uint16_t(c.pi - c.ci))
                 idx = uint16_t(c.pi + tb::rnd(rng, 0, uint16_t(drv_pi[q] - c.pi)));
             if (tb::chance(rng, 0.05)) idx = uint16_t(c.ci + size + tb::rnd(rng, 1, 100));  // beyond the ring
+            // At the window's edge: the verdict depends on WQEs finishing
+            // while the doorbell is checked (the same-cycle ci bypass).
+            if (tb::chance(rng, 0.1) && in_flight[q]) idx = uint16_t(c.ci + size + 1);
             ring(c.fn, db_off(c.db_page, uint32_t(db::SQ)), (q << 16) | idx);
         } else if (k < 70 && !rqs.empty()) {
             unsigned q = rqs[tb::rnd(rng, 0, uint32_t(rqs.size() - 1))];
@@ -641,6 +644,7 @@ struct Bench {
             for (unsigned i = 0; i < n && uint16_t(drv_rq_pi[q] - c.ci) < size; i++) drv_rq_pi[q]++;
             uint16_t idx = drv_rq_pi[q];
             if (tb::chance(rng, 0.05)) idx = uint16_t(c.ci + size + tb::rnd(rng, 1, 100));
+            if (tb::chance(rng, 0.1)) idx = uint16_t(c.ci + size + 1);
             ring(c.fn, db_off(c.db_page, uint32_t(db::RQ)), (q << 16) | idx);
         } else {
             // Wrong in one way or another (or a CQ/EQ doorbell).
