@@ -283,28 +283,46 @@ module kite_qm #(
   logic            p1_valid_q;
   logic [QN_W-1:0] p1_sqn_q;
 
-  always_comb begin
-    for (int i = 0; i < NQ; i++) elig[i] = sq_act_q[i] && sq_en_q[i] && sq_rdy_q[i] && !sq_busy_q[i];
-  end
+  // First eligible after rr_q, else the first eligible: a find-first-set in
+  // two levels (groups of GW queues) keeps the logic shallow.
+  localparam int unsigned GW = 32;
+  localparam int unsigned NG = NQ / GW;
+  localparam int unsigned GB = $clog2(GW);
+  localparam int unsigned GN = $clog2(NG);
 
-  // First eligible after rr_q, else the first eligible (lowest index wins).
-  logic hit_hi;
-  always_comb begin
-    hit_hi  = 1'b0;
-    sel_any = 1'b0;
-    sel     = '0;
-    for (int i = NQ - 1; i >= 0; i--) begin
-      if (elig[i]) begin
-        sel_any = 1'b1;
-        if (QN_W'(i) > rr_q) begin
-          hit_hi = 1'b1;
-          sel    = QN_W'(i);
-        end else if (!hit_hi) begin
-          sel = QN_W'(i);
-        end
-      end
+  function automatic logic [GB-1:0] ffs_w(input logic [GW-1:0] v);  // index of the lowest set bit
+    begin
+      ffs_w = '0;
+      for (int i = GW - 1; i >= 0; i--) if (v[i]) ffs_w = GB'(i);
+    end
+  endfunction
+  function automatic logic [GN-1:0] ffs_g(input logic [NG-1:0] v);
+    begin
+      ffs_g = '0;
+      for (int i = NG - 1; i >= 0; i--) if (v[i]) ffs_g = GN'(i);
+    end
+  endfunction
+
+  logic [NQ-1:0] hi_mask, cand;
+  logic [NG-1:0] grp_any;
+  logic [GN-1:0] gsel;
+  logic [GB-1:0] bsel;
+  for (genvar g = 0; g < NQ; g++) begin : g_elig
+    assign elig[g]    = sq_act_q[g] && sq_en_q[g] && sq_rdy_q[g] && !sq_busy_q[g];
+    if (g == 0) begin : g_lo
+      assign hi_mask[g] = 1'b0;
+    end else begin : g_hi
+      assign hi_mask[g] = QN_W'(g) > rr_q;
     end
   end
+  assign sel_any = |elig;
+  assign cand    = |(elig & hi_mask) ? (elig & hi_mask) : elig;
+  for (genvar j = 0; j < NG; j++) begin : g_grp
+    assign grp_any[j] = |cand[GW*j +: GW];
+  end
+  assign gsel = ffs_g(grp_any);
+  assign bsel = ffs_w(cand[GW*gsel +: GW]);
+  assign sel  = {gsel, bsel};
 
   // Pick only with a free fetch tag for it (the pick in P1 may take one),
   // never while the flush reads through the pick port or firmware writes.
@@ -347,71 +365,65 @@ module kite_qm #(
   assign pick_addr_o       = p1_base + (64'(p1_slot) << p1_lstr);
 
   // ---------------------------------------------------------------- queue flags
-  // Next state per queue from decoded indices (a variable-index write to a
-  // 512-bit vector costs a shifter per write in synthesis). Clears come
-  // before sets: a doorbell accepted in a null pick's cycle keeps the SQ.
-  logic [NQ-1:0] sq_en_d, rq_en_d, sq_busy_d, sq_act_d, sq_rdy_d, sq_err_d, rq_rdy_d, rq_err_d;
-  always_comb begin
-    sq_en_d   = sq_en_q;
-    rq_en_d   = rq_en_q;
-    sq_busy_d = sq_busy_q;
-    sq_act_d  = sq_act_q;
-    sq_rdy_d  = sq_rdy_q;
-    sq_err_d  = sq_err_q;
-    rq_rdy_d  = rq_rdy_q;
-    rq_err_d  = rq_err_q;
-    for (int i = 0; i < NQ; i++) begin
-      if (sel_go && sel == QN_W'(i)) sq_busy_d[i] = 1'b1;
-      if (p1_valid_q && !p1_work && p1_sqn_q == QN_W'(i)) begin
-        sq_busy_d[i] = 1'b0;
-        sq_act_d[i]  = 1'b0;
-      end
-      if (done_go && done_sqn_i == QN_W'(i)) begin
-        sq_busy_d[i] = 1'b0;
-        sq_act_d[i]  = !done_err_i;
-        if (done_err_i) begin
-          sq_rdy_d[i] = 1'b0;
-          sq_err_d[i] = 1'b1;
+  // One small process per queue (decoded indices; a variable-index write to
+  // a 512-bit vector costs a shifter per write). Clears come before sets: a
+  // doorbell accepted in a null pick's cycle keeps the SQ a candidate.
+  for (genvar g = 0; g < NQ; g++) begin : g_flags
+    logic sq_en, rq_en, sq_busy, sq_act, sq_rdy, sq_err, rq_rdy, rq_err;
+    logic cfg_sq, cfg_rq, done_q, null_q, sel_q, acc_q;
+    assign cfg_sq = cfg_go && !cfg_rq_i && cfg_qn_i == QN_W'(g);
+    assign cfg_rq = cfg_go && cfg_rq_i && cfg_qn_i == QN_W'(g);
+    assign done_q = done_go && done_sqn_i == QN_W'(g);
+    assign null_q = p1_valid_q && !p1_work && p1_sqn_q == QN_W'(g);
+    assign sel_q  = sel_go && sel == QN_W'(g);
+    assign acc_q  = c_ok && !c_rq_q && c_qn_q == QN_W'(g);
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        {sq_en, rq_en, sq_busy, sq_act, sq_rdy, sq_err, rq_rdy, rq_err} <= '0;
+      end else begin
+        if (sel_q) sq_busy <= 1'b1;
+        if (null_q) begin
+          sq_busy <= 1'b0;
+          sq_act  <= 1'b0;
         end
-      end
-      if (cfg_go && cfg_qn_i == QN_W'(i)) begin
-        if (cfg_rq_i) begin
-          rq_en_d[i]  = cfg_en_i;
-          rq_rdy_d[i] = cfg_state_i == ST_RDY;
-          rq_err_d[i] = cfg_state_i == ST_ERR;
-        end else begin
-          sq_en_d[i]  = cfg_en_i;
-          sq_rdy_d[i] = cfg_state_i == ST_RDY;
-          sq_err_d[i] = cfg_state_i == ST_ERR;
-          sq_act_d[i] = cfg_en_i && cfg_state_i == ST_RDY;  // may have work: the pick checks
+        if (done_q) begin
+          sq_busy <= 1'b0;
+          sq_act  <= !done_err_i;
+          if (done_err_i) begin
+            sq_rdy <= 1'b0;
+            sq_err <= 1'b1;
+          end
         end
+        if (cfg_sq) begin
+          sq_en  <= cfg_en_i;
+          sq_rdy <= cfg_state_i == ST_RDY;
+          sq_err <= cfg_state_i == ST_ERR;
+          sq_act <= cfg_en_i && cfg_state_i == ST_RDY;  // may have work: the pick checks
+        end
+        if (cfg_rq) begin
+          rq_en  <= cfg_en_i;
+          rq_rdy <= cfg_state_i == ST_RDY;
+          rq_err <= cfg_state_i == ST_ERR;
+        end
+        if (acc_q) sq_act <= 1'b1;
       end
-      if (c_ok && !c_rq_q && c_qn_q == QN_W'(i)) sq_act_d[i] = 1'b1;
     end
+    assign sq_en_q[g]   = sq_en;
+    assign rq_en_q[g]   = rq_en;
+    assign sq_busy_q[g] = sq_busy;
+    assign sq_act_q[g]  = sq_act;
+    assign sq_rdy_q[g]  = sq_rdy;
+    assign sq_err_q[g]  = sq_err;
+    assign rq_rdy_q[g]  = rq_rdy;
+    assign rq_err_q[g]  = rq_err;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      sq_en_q    <= '0;
-      rq_en_q    <= '0;
-      sq_busy_q  <= '0;
-      sq_act_q   <= '0;
-      sq_rdy_q   <= '0;
-      sq_err_q   <= '0;
-      rq_rdy_q   <= '0;
-      rq_err_q   <= '0;
       rr_q       <= '0;
       p1_valid_q <= 1'b0;
       p1_sqn_q   <= '0;
     end else begin
-      sq_en_q    <= sq_en_d;
-      rq_en_q    <= rq_en_d;
-      sq_busy_q  <= sq_busy_d;
-      sq_act_q   <= sq_act_d;
-      sq_rdy_q   <= sq_rdy_d;
-      sq_err_q   <= sq_err_d;
-      rq_rdy_q   <= rq_rdy_d;
-      rq_err_q   <= rq_err_d;
       p1_valid_q <= sel_go;
       if (sel_go) begin
         p1_sqn_q <= sel;

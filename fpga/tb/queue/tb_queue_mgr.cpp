@@ -34,7 +34,6 @@
 #include <vector>
 
 #include "Vkite_qm_top.h"
-#include "Vkite_qm_top___024root.h"
 #include "kite_ref.hpp"
 #include "tb.hpp"
 
@@ -258,9 +257,6 @@ struct Bench {
     }
 
     void take_cqes(bool rq, unsigned qn, bool all) {
-        if (getenv("TB_DEBUG") && cqes.size() > 100)
-            std::printf("cycle %llu: %zu CQEs for %s %u (pi %u ci %u)\n", (unsigned long long)clk.cycle, cqes.size(),
-                        rq ? "RQ" : "SQ", qn, (rq ? hw.rq[qn] : hw.sq[qn]).pi, (rq ? hw.rq[qn] : hw.sq[qn]).ci);
         for (const cqe &c : cqes) {
             chk.expect(c.qpn == qn, "model CQE for queue %u while stepping %u", c.qpn, qn);
             if (c.status == cqe_status::WR_FLUSH_ERR) n_flush++;
@@ -927,9 +923,6 @@ int main(int argc, char **argv) {
             bool p = b.m.pick_valid_o;
             b.cycle();
             run = p ? run + 1 : 0;
-            if (getenv("TB_DEBUG") && (b.clk.cycle - t0) % 20000 == 0)
-                std::printf("cycle %llu: %ld good, %ld picks, dma %zu, free %u\n", (unsigned long long)b.clk.cycle,
-                            b.n_good - good0, b.picks - picks0, b.dma.size(), unsigned(b.m.rootp->kite_qm_top__DOT__free));
             best_run = std::max(best_run, run);
         }
         uint64_t cyc = b.clk.cycle - t0;
@@ -941,15 +934,6 @@ int main(int argc, char **argv) {
         std::printf("[queue] scheduling: longest wait of an SQ with work %ld picks (32 SQs)\n", b.max_wait);
         chk.expect(b.max_wait <= 33, "an SQ waited %ld picks with 32 SQs", b.max_wait);
         chk.expect(b.n_good - good0 == total_wqe, "throughput run: %ld of %ld WQEs", b.n_good - good0, total_wqe);
-        if (getenv("TB_DEBUG"))
-            for (unsigned q : b.sqs) {
-                auto *r = b.m.rootp;
-                std::printf("SQ %u: pi %u ci %u drv %u act %d busy %d rdy %d en %d\n", q, b.hw.sq[q].pi, b.hw.sq[q].ci,
-                            b.drv_pi[q], (r->kite_qm_top__DOT__u_qm__DOT__sq_act_q[q / 32] >> (q % 32)) & 1,
-                            (r->kite_qm_top__DOT__u_qm__DOT__sq_busy_q[q / 32] >> (q % 32)) & 1,
-                            (r->kite_qm_top__DOT__u_qm__DOT__sq_rdy_q[q / 32] >> (q % 32)) & 1,
-                            (r->kite_qm_top__DOT__u_qm__DOT__sq_en_q[q / 32] >> (q % 32)) & 1);
-            }
         b.drain();
         b.check_counters("throughput run");
     }
