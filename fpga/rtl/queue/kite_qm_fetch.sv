@@ -5,7 +5,8 @@
 //
 // DMA read interface (documented in Documentation/hw/rtl.rst):
 //   request  rd_valid_o/rd_ready_i, tag, function, bus address, length in
-//            bytes (the WQE stride: 64..512).
+//            bytes (a multiple of 64, at most 512): a WQE's first 64 bytes,
+//            then, if num_ds asks for more, the rest of its segments.
 //   completion (no back-pressure) rd_cpl_valid_i, tag, 512-bit data (byte i
 //            in bits 8i+7:8i), last, err. The beats of one request arrive in
 //            address order; requests complete in any order and their beats
@@ -14,8 +15,9 @@
 // until its WQE has been handed on or completed.
 //
 // Checks, in the model's order (the first that fails decides):
-//   DMA error                     ERROR LOC_PROT_ERR  TXE_DMA, wqe_index = ci,
-//                                 the SQ goes to ERR (done_err_o)
+//   DMA error                     ERROR LOC_PROT_ERR  TXE_DMA, wqe_index = ci
+//                                 (first read) or ctrl.wqe_index (second), the
+//                                 SQ goes to ERR (done_err_o)
 //   num_ds 0 or beyond the stride ERROR LOC_LEN_ERR   TXE_NUM_DS
 //   opcode NOP                    ETH_TX SUCCESS if SIGNALED, else nothing
 //   opcode not ETH_TX             ERROR LOC_QP_OP_ERR TXE_OPCODE
