@@ -34,6 +34,9 @@ module kite_pcie #(
   input  logic [ID_W-1:0]  rd_req_id_i,
   input  logic [63:0]      rd_req_addr_i,
   input  logic [LEN_W-1:0] rd_req_len_i,
+  // From the core's configuration status interface (Device Control).
+  input  logic [1:0]       cfg_max_payload_i,
+  input  logic [2:0]       cfg_max_read_req_i,
   output logic             rd_rsp_valid_o,
   input  logic             rd_rsp_ready_i,
   output logic [ID_W-1:0]  rd_rsp_id_o,
@@ -115,6 +118,7 @@ module kite_pcie #(
   kite_pcie_rd #(.TAGS(TAGS), .MRRS(MRRS), .ID_W(ID_W), .LEN_W(LEN_W)) u_rd (
     .clk_i, .rst_ni,
     .rd_req_valid_i, .rd_req_ready_o, .rd_req_id_i, .rd_req_addr_i, .rd_req_len_i,
+    .cfg_max_read_req_i,
     .rd_rsp_valid_o, .rd_rsp_ready_i, .rd_rsp_id_o, .rd_rsp_data_o, .rd_rsp_keep_o,
     .rd_rsp_last_o, .rd_rsp_err_o,
     .rq_valid_o(rdq_valid), .rq_ready_i(rdq_ready), .rq_desc_o(rdq_desc),
@@ -132,6 +136,7 @@ module kite_pcie #(
   kite_pcie_wr #(.MPS(MPS), .ID_W(ID_W), .LEN_W(LEN_W)) u_wr (
     .clk_i, .rst_ni,
     .wr_req_valid_i, .wr_req_ready_o, .wr_req_id_i, .wr_req_addr_i, .wr_req_len_i,
+    .cfg_max_payload_i,
     .wr_data_valid_i, .wr_data_ready_o, .wr_data_i,
     .wr_done_o, .wr_done_id_o, .wr_done_err_o,
     .rq_valid_o(wrq_valid), .rq_ready_i(wrq_ready), .rq_data_o(wrq_data),
@@ -149,9 +154,10 @@ module kite_pcie #(
     .cnt_unsup_o(cnt_cq_unsup_o)
   );
 
-  // RQ arbiter: a write TLP holds RQ from its first beat to its last.
-  logic wr_lock_q, prefer_rd_q, grant_wr;
-  assign grant_wr  = wr_lock_q || (wrq_valid && (!rdq_valid || !prefer_rd_q));
+  // RQ arbiter: a write TLP holds RQ from its first beat to its last, and a
+  // beat offered but not taken stays offered (AXI-Stream).
+  logic wr_lock_q, prefer_rd_q, grant_wr, stall_q, stall_wr_q;
+  assign grant_wr  = wr_lock_q || (stall_q ? stall_wr_q : (wrq_valid && (!rdq_valid || !prefer_rd_q)));
   assign wrq_ready = grant_wr && rq_tready_i;
   assign rdq_ready = !grant_wr && rq_tready_i;
 
@@ -159,7 +165,11 @@ module kite_pcie #(
     if (!rst_ni) begin
       wr_lock_q   <= 1'b0;
       prefer_rd_q <= 1'b0;
+      stall_q     <= 1'b0;
+      stall_wr_q  <= 1'b0;
     end else begin
+      stall_q    <= rq_tvalid_o && !rq_tready_i;
+      stall_wr_q <= grant_wr;
       if (wrq_valid && wrq_ready) begin
         wr_lock_q <= !wrq_last;
         if (wrq_last) prefer_rd_q <= 1'b1;

@@ -2,8 +2,8 @@
 // 512-bit, straddle off, DWORD-aligned mode).
 //
 // Client side: a read request (id, 64-bit address, length in bytes) is split
-// into memory read TLPs at MRRS-aligned addresses (MRRS divides 4 KiB, so no
-// TLP crosses a 4 KiB boundary). Each TLP owns one PCIe tag and one MRRS-byte
+// into memory read TLPs at addresses aligned to the negotiated read request
+// size (at most MRRS; it divides 4 KiB, so no TLP crosses a 4 KiB boundary). Each TLP owns one PCIe tag and one MRRS-byte
 // slot of the reorder buffer; tags are handed out and retired in request
 // order, so the tag pool is a ring (alloc pointer, retire pointer) and the
 // pool size is the reorder buffer size: completions are never back-pressured
@@ -45,6 +45,9 @@ module kite_pcie_rd #(
   input  logic [ID_W-1:0]          rd_req_id_i,
   input  logic [63:0]              rd_req_addr_i,
   input  logic [LEN_W-1:0]         rd_req_len_i,
+  // Device Control Max_Read_Request_Size from the core (cfg_max_read_req:
+  // 128 << code bytes), used up to MRRS; change it only while idle.
+  input  logic [2:0]               cfg_max_read_req_i,
 
   output logic                     rd_rsp_valid_o,
   input  logic                     rd_rsp_ready_i,
@@ -97,7 +100,11 @@ module kite_pcie_rd #(
   logic [3:0]       fbe, lbe;
 
   assign rd_req_ready_o = !busy_q;
-  assign room    = (MW+1)'(MRRS) - {1'b0, addr_q[MW-1:0]};
+  logic [MW:0]  mrrs_eff;
+  logic [15:0]  mrrs_cfg;
+  assign mrrs_cfg = 16'd128 << cfg_max_read_req_i;
+  assign mrrs_eff = mrrs_cfg > 16'(MRRS) ? (MW+1)'(MRRS) : mrrs_cfg[MW:0];
+  assign room    = mrrs_eff - {1'b0, addr_q[MW-1:0] & (mrrs_eff[MW-1:0] - MW'(1))};
   assign chunk   = (rem_q < LEN_W'(room)) ? rem_q[MW:0] : room;
   assign zero    = rem_q == '0;
   assign is_last = rem_q <= LEN_W'(chunk);
@@ -368,8 +375,8 @@ module kite_pcie_rd #(
   assign s1_be1 = s1_rv & ~s1_lo;
 
   // Two banks: even and odd slot words; one beat writes at most one of each.
-  logic [511:0]  bank0 [BD];
-  logic [511:0]  bank1 [BD];
+  // Each bank is eight 64-bit memories with byte enables (the shape of a
+  // byte-write block RAM, and small enough for yosys's front end).
   logic [BW-1:0] wa0, wa1;
   logic [63:0]   wbe0, wbe1;
   logic          w0_odd;
@@ -389,12 +396,21 @@ module kite_pcie_rd #(
     end
   end
 
-  always_ff @(posedge clk_i) begin
-    if (s1_v_q) begin
-      for (int unsigned i = 0; i < 64; i++) begin
-        if (wbe0[i]) bank0[wa0][8*i +: 8] <= s1_rot[8*i +: 8];
-        if (wbe1[i]) bank1[wa1][8*i +: 8] <= s1_rot[8*i +: 8];
+  logic [BW-1:0] ra;
+  logic [511:0]  rdata0_q, rdata1_q;
+
+  for (genvar g = 0; g < 8; g++) begin : g_bank
+    logic [63:0] mem0 [BD];
+    logic [63:0] mem1 [BD];
+    always_ff @(posedge clk_i) begin
+      if (s1_v_q) begin
+        for (int unsigned i = 0; i < 8; i++) begin
+          if (wbe0[8*g+i]) mem0[wa0][8*i +: 8] <= s1_rot[64*g+8*i +: 8];
+          if (wbe1[8*g+i]) mem1[wa1][8*i +: 8] <= s1_rot[64*g+8*i +: 8];
+        end
       end
+      rdata0_q[64*g +: 64] <= mem0[ra];
+      rdata1_q[64*g +: 64] <= mem1[ra];
     end
   end
 
@@ -404,7 +420,6 @@ module kite_pcie_rd #(
   logic [WW-1:0] cw_q, w;
   logic          err_acc_q, can_rd, r_last;
   logic [63:0]   r_keep;
-  logic [511:0]  rdata0_q, rdata1_q;
   logic [ID_W-1:0] rm_id_q;
   logic [63:0]   rm_keep_q;
   logic          rm_last_q, rm_err_q;
@@ -428,10 +443,7 @@ module kite_pcie_rd #(
     if (rec_null_q[rp_q]) r_keep = '0;
   end
 
-  always_ff @(posedge clk_i) begin
-    rdata0_q <= bank0[BW'({rp_q, w} >> 1)];
-    rdata1_q <= bank1[BW'({rp_q, w} >> 1)];
-  end
+  assign ra = BW'({rp_q, w} >> 1);
 
   assign f_pop = rd_rsp_valid_o && rd_rsp_ready_i;
 

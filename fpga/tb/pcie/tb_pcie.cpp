@@ -161,6 +161,8 @@ struct Bench {
     long cov_split = 0, cov_ooo = 0, cov_4k = 0, cov_tags_full = 0;
     std::map<unsigned, unsigned> tag_uses;
     bool injected = false;
+    bool rq_stalled = false;
+    Beat rq_stall_beat;
 
     // MMIO.
     std::map<uint64_t, uint64_t> dev_regs, host_shadow;
@@ -174,8 +176,14 @@ struct Bench {
     long n_unsup = 0, n_mmio_rd = 0, n_mmio_wr = 0;
     uint8_t mmio_tag = 0;
 
+    // Negotiated sizes (Device Control codes) and what the engine must use.
+    unsigned mps_code = 1, mrrs_code = 2;
+    uint32_t mps_eff() const { return std::min<uint32_t>(128u << mps_code, MPS); }
+    uint32_t mrrs_eff() const { return std::min<uint32_t>(128u << mrrs_code, MRRS); }
+
     // Latency probes.
-    uint64_t t_rd_acc = 0, t_rq_first = 0, t_rc_last = 0, t_rsp_first = 0;
+    uint64_t t_rd_acc = 0, t_rq_first = 0, t_rc_last = 0, t_rsp_first = 0, t_wr_acc = 0, t_rq_any = 0;
+    uint64_t t_cq = 0, t_mrsp = 0, lat_cq_req = ~0ULL, lat_rsp_cc = ~0ULL;
 
     Bench(Vkite_pcie &mod, uint64_t seed, bool inj) : m(mod), clk(mod), chk("pcie"), rng(seed), inject(inj) {}
 
@@ -188,6 +196,17 @@ struct Bench {
     }
     void add_write(uint8_t id, uint64_t addr, uint32_t len) {
         WriteReq w{id, addr, len, tb::rbytes(rng, len)};
+        // The data words go out ahead of the request (the interface allows it).
+        uint64_t base = w.addr & ~63ULL;
+        size_t nw = w.len ? (w.addr % 64 + w.len + 63) / 64 : 0;
+        for (size_t k = 0; k < nw; k++) {
+            std::array<uint8_t, 64> word{};
+            for (size_t l = 0; l < 64; l++) {
+                uint64_t a = base + 64 * k + l;
+                word[l] = (a >= w.addr && a < w.addr + w.len) ? w.data[a - w.addr] : uint8_t(rng());
+            }
+            wr_words.push_back(word);
+        }
         writes.push_back(std::move(w));
         wr_todo.push_back(writes.size() - 1);
     }
@@ -221,7 +240,7 @@ struct Bench {
         chk.expect(!cross4k, "TLP at %llx len %u crosses 4 KiB", (unsigned long long)first, len);
         if (type == 0) {
             chk.expect(rq_tlp.size() == 1 && eop_ptr == 3 && lb.keep == 0xf, "read request is not one 4-DW beat");
-            chk.expect(len <= MRRS, "read TLP of %u bytes > MRRS", len);
+            chk.expect(len <= mrrs_eff(), "read TLP of %u bytes > MRRS %u", len, mrrs_eff());
             chk.expect(!tags_out.count(tag), "tag %u reused while outstanding", tag);
             chk.expect(tag < TAGS, "tag %u out of the pool", tag);
             if (rd_chunks.empty()) {
@@ -243,7 +262,7 @@ struct Bench {
             chk.expect(rq_tlp.size() == nb, "write TLP of %u DW in %zu beats, expected %zu", dw, rq_tlp.size(), nb);
             chk.expect(eop_ptr == (4 + dw - 1) % 16 && lb.keep == (0xffffu >> (15 - eop_ptr)),
                        "write TLP last-beat keep %x / eop ptr %u for %u DW", lb.keep, eop_ptr, dw);
-            chk.expect(len <= MPS, "write TLP of %u bytes > MPS", len);
+            chk.expect(len <= mps_eff(), "write TLP of %u bytes > MPS %u", len, mps_eff());
             if (wr_chunks.empty()) {
                 chk.expect(false, "unexpected write TLP");
                 return;
@@ -482,6 +501,8 @@ struct Bench {
         m.wr_data_valid_i = !wr_words.empty() && !tb::chance(rng, cfg.wr_gap);
         if (!wr_words.empty()) tb::put_bytes(m.wr_data_i, wr_words.front().data(), 64);
         m.rd_rsp_ready_i = tb::chance(rng, cfg.rsp_ready);
+        m.cfg_max_payload_i = mps_code;
+        m.cfg_max_read_req_i = mrrs_code;
         m.rq_tready_i = tb::chance(rng, cfg.rq_ready);
         m.cc_tready_i = tb::chance(rng, cfg.cc_ready);
 
@@ -523,13 +544,22 @@ struct Bench {
         chk.expect(m.rc_tready_o == 1, "rc_tready deasserted");
         if (m.tags_used_o == TAGS) cov_tags_full++;
         Beat rqb;
-        if (rq) {
+        if (m.rq_tvalid_o) {
             for (int i = 0; i < 64; i++) rqb.d[size_t(i)] = tb::get_byte(m.rq_tdata_o, size_t(i));
             rqb.keep = m.rq_tkeep_o;
             rqb.last = m.rq_tlast_o;
             rqb.user[0] = uint32_t(wbits(m.rq_tuser_o, 0, 32));
             rqb.user[1] = uint32_t(wbits(m.rq_tuser_o, 32, 32));
         }
+        // PG213: tvalid stays up through a TLP; AXI-Stream: an offered beat
+        // stays the same until taken.
+        chk.expect(rq_tlp.empty() || m.rq_tvalid_o, "RQ tvalid dropped inside a TLP");
+        if (rq_stalled)
+            chk.expect(m.rq_tvalid_o && rqb.d == rq_stall_beat.d && rqb.keep == rq_stall_beat.keep &&
+                           rqb.last == rq_stall_beat.last && rqb.user == rq_stall_beat.user,
+                       "RQ beat changed or withdrawn before it was taken");
+        rq_stalled = m.rq_tvalid_o && !m.rq_tready_i;
+        if (rq_stalled) rq_stall_beat = rqb;
         std::array<uint8_t, 64> rsp_d{};
         uint64_t rsp_keep = m.rd_rsp_keep_o;
         unsigned rsp_id = m.rd_rsp_id_o;
@@ -555,7 +585,7 @@ struct Bench {
             size_t i = rd_todo.front();
             rd_todo.pop_front();
             if (reads[i].len == 0) { n_rd_zero++; reads[i].err = true; }
-            split(reads[i].addr, reads[i].len, MRRS, i, rd_chunks);
+            split(reads[i].addr, reads[i].len, mrrs_eff(), i, rd_chunks);
             if (t_rd_acc == 0) t_rd_acc = now() - 1;
         }
         if (wr_acc) {
@@ -564,19 +594,13 @@ struct Bench {
             const WriteReq &w = writes[i];
             wr_done_exp.push_back({w.id, w.len == 0});
             if (w.len == 0) n_wr_zero++;
-            split(w.addr, w.len, MPS, i, wr_chunks);
-            uint64_t base = w.addr & ~63ULL;
-            size_t nw = w.len ? (w.addr % 64 + w.len + 63) / 64 : 0;
-            for (size_t k = 0; k < nw; k++) {
-                std::array<uint8_t, 64> word{};
-                for (size_t l = 0; l < 64; l++) {
-                    uint64_t a = base + 64 * k + l;
-                    word[l] = (a >= w.addr && a < w.addr + w.len) ? w.data[a - w.addr] : uint8_t(rng());
-                }
-                wr_words.push_back(word);
-            }
+            split(w.addr, w.len, mps_eff(), i, wr_chunks);
         }
         if (wd_acc) wr_words.pop_front();
+        if (wr_acc && t_wr_acc == 0) t_wr_acc = now() - 1;
+        if (rq && t_rq_any == 0) t_rq_any = now() - 1;
+        if (cq && ((cq_beats.front().d[9] >> 3) & 0xf) == 0 && mmio_exp && !mmio_exp->write)
+            t_cq = now() - 1;    // SOP of a forwarded memory read (type bits 78:75 = 0)
         if (wdone) {
             if (chk.expect(!wr_done_exp.empty(), "wr_done without a request")) {
                 auto e = wr_done_exp.front();
@@ -635,6 +659,7 @@ struct Bench {
         }
         if (cq) cq_beats.pop_front();
         if (mreq) {
+            if (!got.write && t_cq) lat_cq_req = std::min(lat_cq_req, now() - 1 - t_cq);
             if (chk.expect(mmio_exp.has_value(), "MMIO request nobody sent")) {
                 const MmioExp &e = *mmio_exp;
                 chk.expect(got.write == e.write && got.bar == e.bar && got.off == e.off && got.be == e.be &&
@@ -654,7 +679,11 @@ struct Bench {
                 mmio_exp.reset();
             }
         }
-        if (m.mmio_rsp_valid_i) mmio_rsp.reset();
+        if (m.mmio_rsp_valid_i) {
+            mmio_rsp.reset();
+            t_mrsp = now() - 1;
+        }
+        if (cc && cpl_exp && cpl_exp->any && t_mrsp) lat_rsp_cc = std::min(lat_rsp_cc, now() - 1 - t_mrsp);
         if (cc) {
             if (chk.expect(cpl_exp.has_value(), "CC completion nobody asked for")) {
                 const CplExp &e = *cpl_exp;
@@ -718,7 +747,18 @@ int main(int argc, char **argv) {
     // another; MMIO alongside.
     const uint64_t RBASE = 0xfff80000ULL, WBASE = 0x7ffff00000ULL;
     long n = args.iters(3000);
+    std::map<std::pair<unsigned, unsigned>, long> sizes;
     for (long i = 0; i < n; i++) {
+        if (i % 250 == 0) {
+            // New negotiated sizes, changed while idle; some of the time the
+            // largest (MPS 256, MRRS 512 here), else anything the link may
+            // negotiate (128..1024 / 128..4096, reserved codes included).
+            b.run_until_idle(2000000);
+            bool dflt = i == 0 || tb::chance(b.rng, 0.3);
+            b.mps_code = dflt ? 1 : tb::rnd(b.rng, 0, 3);
+            b.mrrs_code = dflt ? 2 : tb::rnd(b.rng, 0, 7);
+        }
+        sizes[{b.mps_eff(), b.mrrs_eff()}]++;
         if (tb::chance(b.rng, 0.6)) {
             uint64_t a = RBASE + tb::rnd(b.rng, 0, 0xfffff);
             b.add_read(uint8_t(b.rng()), a, uint32_t(rand_len(b.rng)));
@@ -730,6 +770,9 @@ int main(int argc, char **argv) {
         while (b.rd_todo.size() + b.wr_todo.size() > 8) b.cycle();
     }
     b.run_until_idle(2000000);
+    std::printf("[pcie] (MPS, MRRS) used:");
+    for (auto &[k, v] : sizes) std::printf(" (%u, %u) x %ld", k.first, k.second, v);
+    std::printf("\n");
     // Read back what was written (reads after wr_done see the data).
     for (const auto &w : std::vector<Bench::WriteReq>(b.writes))
         if (w.len) b.add_read(uint8_t(w.id), w.addr, w.len);
@@ -760,9 +803,8 @@ int main(int argc, char **argv) {
                  m.cnt_cq_unsup_o, b.n_unsup);
     long errs = 0;
     for (const auto &r : b.reads) errs += r.err;
-    std::printf("[pcie] counters: unexp %u err %u bad %u\n", m.cnt_rc_unexp_tag_o, m.cnt_rc_cpl_err_o, m.cnt_rc_bad_o);
-    std::printf("[pcie] random: %zu reads (%ld with error), %zu writes, %ld split completions, %ld out-of-order "
-                "first completions, %ld TLPs starting on a 4 KiB boundary, %zu tags used (%ld cycles with all %u "
+    std::printf("[pcie] random: %zu reads (%ld with error), %zu writes, %ld split completions, %ld completions "
+                "not for the oldest TLP, %ld TLPs starting on a 4 KiB boundary, %zu tags used (%ld cycles with all %u "
                 "out), faults: %ld error completions, %ld duplicated, %ld unexpected tags, %ld+%ld zero-length; "
                 "MMIO %ld reads, %ld writes, %ld unsupported\n",
                 b.reads.size(), errs, b.writes.size(), b.cov_split, b.cov_ooo, b.cov_4k, b.tag_uses.size(),
@@ -779,6 +821,8 @@ int main(int argc, char **argv) {
     // of 100 cycles.
     auto perf = [&](const char *what, bool rd, uint32_t len, double split, unsigned count) {
         b.cfg = Config{1.0, 0.0, 1.0, 0.0, 1.0, 100, 100, split, false, false, false, true};
+        b.mps_code = 1;
+        b.mrrs_code = 2;
         uint64_t base = rd ? 0x100000000ULL : 0x200000000ULL;
         for (unsigned i = 0; i < count; i++) {
             if (rd) b.add_read(uint8_t(i), base + uint64_t(i) * len, len);
@@ -804,8 +848,14 @@ int main(int argc, char **argv) {
     b.t_rd_acc = b.t_rq_first = b.t_rc_last = b.t_rsp_first = 0;
     b.add_read(1, 0x300000040ULL, 64);
     b.run_until_idle(10000);
+    b.t_rq_any = b.t_wr_acc = 0;
+    b.add_write(2, 0x300000080ULL, 64);
+    b.run_until_idle(10000);
     std::printf("[pcie] latency: read request to RQ %llu cycles, last RC beat to first response beat %llu cycles "
-                "(PCIe round trip excluded)\n",
-                (unsigned long long)(b.t_rq_first - b.t_rd_acc), (unsigned long long)(b.t_rsp_first - b.t_rc_last));
+                "(PCIe round trip excluded); write request to first RQ beat %llu cycles (data waiting); MMIO: CQ "
+                "read to MMIO port %llu cycles, MMIO data to CC %llu cycles\n",
+                (unsigned long long)(b.t_rq_first - b.t_rd_acc), (unsigned long long)(b.t_rsp_first - b.t_rc_last),
+                (unsigned long long)(b.t_rq_any - b.t_wr_acc), (unsigned long long)b.lat_cq_req,
+                (unsigned long long)b.lat_rsp_cc);
     return b.chk.finish();
 }
