@@ -12,7 +12,8 @@
 //   (64-byte) boundaries, with junk outside the requested bytes. Some pages
 //   are bad: their read TLPs end in an Unsupported Request completion, a
 //   poisoned completion, the core's completion-timeout report (error code
-//   1001) or a duplicated split completion; and completions for tags that are
+//   1001), a duplicated split completion, or one with only its byte count or
+//   only its lower address wrong; and completions for tags that are
 //   not outstanding are injected. Each must surface as the request's error or
 //   the exact counter, and the engine keeps running.
 // * Host MMIO: CQ reads/writes (1 and 2 DW, random byte enables) to BAR0/BAR2
@@ -56,13 +57,15 @@ struct HostMem {
 };
 
 // Bad pages (4 KiB): what the host does to read TLPs inside them.
-enum class Fault { NONE, UR, TIMEOUT, POISON, DUP };
+enum class Fault { NONE, UR, TIMEOUT, POISON, DUP, BADBC, BADLA };
 Fault page_fault(uint64_t a) {
     switch (mix((a >> 12) * 7 + 3) % 64) {
     case 0: return Fault::UR;
     case 1: return Fault::TIMEOUT;
     case 2: return Fault::POISON;
     case 3: return Fault::DUP;
+    case 4: return Fault::BADBC;
+    case 5: return Fault::BADLA;
     default: return Fault::NONE;
     }
 }
@@ -158,10 +161,11 @@ struct Bench {
     std::set<unsigned> tags_out;
     std::deque<Beat> rc_beats;
     long n_err = 0, n_bad = 0, n_unexp = 0, n_rd_zero = 0, n_wr_zero = 0;
-    long cov_split = 0, cov_ooo = 0, cov_4k = 0, cov_tags_full = 0;
+    long cov_split = 0, cov_ooo = 0, cov_4k = 0, cov_tags_full = 0, cov_dup = 0, cov_badbc = 0, cov_badla = 0;
     std::map<unsigned, unsigned> tag_uses;
     bool injected = false;
     bool rq_stalled = false;
+    uint64_t wd_rd = 0, wd_wr = 0, wd_mmio = 0;
     Beat rq_stall_beat;
 
     // MMIO.
@@ -301,6 +305,7 @@ struct Bench {
             case Fault::TIMEOUT: ecode = 9; nodata = true; break;
             case Fault::POISON: poison = true; ecode = 1; break;
             case Fault::DUP: dup = true; break;
+            case Fault::BADBC: case Fault::BADLA: break;
             default: break;
             }
         }
@@ -319,14 +324,20 @@ struct Bench {
             uint64_t a = dwa + i;
             bytes[12 + i] = (a >= cur && a < stop) ? mem.get(a) : uint8_t(rng());
         }
+        // Only one field wrong: the byte count, or the lower address (by 4).
+        if (fault_now && p.fault == Fault::BADBC) setbits(bytes.data(), 16, 13, end - cur + 4);
+        if (fault_now && p.fault == Fault::BADLA) setbits(bytes.data(), 0, 12, (cur + 4) & 0xfff);
         push_rc(bytes);
         if (dup) push_rc(bytes);    // the same split completion again
         if (stop < end) cov_split++;
         p.sent++;
         p.cur = stop;
         if (fault_now) {
-            if (dup) n_bad++;
-            else n_err++;
+            bool bad = dup || p.fault == Fault::BADBC || p.fault == Fault::BADLA;
+            (bad ? n_bad : n_err)++;
+            cov_dup += dup;
+            cov_badbc += p.fault == Fault::BADBC;
+            cov_badla += p.fault == Fault::BADLA;
             reads[p.req].err = true;
             p.cur = p.end;           // the rest of the request is never sent
         }
@@ -580,6 +591,18 @@ struct Bench {
 
         clk.tick();
 
+        // Watchdog: a stuck engine must fail, not hang the testbench. Each
+        // kind of work in flight (reads, writes, MMIO) must make progress.
+        bool rd_out = rd_checked + rd_todo.size() < reads.size();
+        if (rsp || !rd_out) wd_rd = now();
+        if (wdone || wr_done_exp.empty()) wd_wr = now();
+        if (cc || !mmio_busy) wd_mmio = now();
+        if (now() - std::min({wd_rd, wd_wr, wd_mmio}) > 20000) {
+            chk.expect(false, "hang: no progress for 20000 cycles (%zu/%zu reads answered, %zu TLPs pending, %zu "
+                       "writes, MMIO %d)", rd_checked, reads.size(), pend.size(), wr_done_exp.size(), mmio_busy);
+            std::exit(chk.finish());
+        }
+
         // Update the models.
         if (rd_acc) {
             size_t i = rd_todo.front();
@@ -805,14 +828,14 @@ int main(int argc, char **argv) {
     for (const auto &r : b.reads) errs += r.err;
     std::printf("[pcie] random: %zu reads (%ld with error), %zu writes, %ld split completions, %ld completions "
                 "not for the oldest TLP, %ld TLPs starting on a 4 KiB boundary, %zu tags used (%ld cycles with all %u "
-                "out), faults: %ld error completions, %ld duplicated, %ld unexpected tags, %ld+%ld zero-length; "
+                "out), faults: %ld error completions, %ld bad (%ld duplicated, %ld byte count, %ld lower address), %ld unexpected tags, %ld+%ld zero-length; "
                 "MMIO %ld reads, %ld writes, %ld unsupported\n",
                 b.reads.size(), errs, b.writes.size(), b.cov_split, b.cov_ooo, b.cov_4k, b.tag_uses.size(),
-                b.cov_tags_full, TAGS, b.n_err, b.n_bad, b.n_unexp, b.n_rd_zero, b.n_wr_zero, b.n_mmio_rd,
+                b.cov_tags_full, TAGS, b.n_err, b.n_bad, b.cov_dup, b.cov_badbc, b.cov_badla, b.n_unexp, b.n_rd_zero, b.n_wr_zero, b.n_mmio_rd,
                 b.n_mmio_wr, b.n_unsup);
     if (n >= 1000) {
         b.chk.expect(b.cov_split > 1000 && b.cov_ooo > 100 && b.cov_4k > 50 && b.tag_uses.size() == TAGS &&
-                         b.cov_tags_full > 0 && b.n_err > 5 && b.n_bad > 2 && b.n_unexp > 2 && b.n_rd_zero > 0 &&
+                         b.cov_tags_full > 0 && b.n_err > 5 && b.cov_dup > 2 && b.cov_badbc > 2 && b.cov_badla > 2 && b.n_unexp > 2 && b.n_rd_zero > 0 &&
                          b.n_wr_zero > 0 && b.n_unsup > 10 && b.n_mmio_rd > 50 && b.n_mmio_wr > 50,
                      "coverage too thin");
     }
