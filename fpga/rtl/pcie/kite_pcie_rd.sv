@@ -31,6 +31,10 @@
 //   TLP's request ends with error, cnt_cpl_bad_o;
 // * a request of length 0 answers one beat with keep 0 and error,
 //   cnt_zero_len_o.
+// A tag ended by an error is reused once its request has been answered; a
+// straggler for it then meets a new request and fails its checks (so that
+// request ends with an error) unless it matches its byte count and address.
+// Split completions must arrive in address order per tag (PCIe ordering).
 module kite_pcie_rd #(
   parameter int unsigned TAGS  = 32,   // PCIe tags and reorder slots (<= 256)
   parameter int unsigned MRRS  = 512,  // max read request size, bytes (128..4096, power of 2)
