@@ -6,7 +6,7 @@
 # errors users see for a context in use, a channel count that would leave a
 # context without its queues, and the 16th context; survival across down/up.
 . "$(dirname "$0")/lib.sh"
-tap_plan 14
+tap_plan 15
 setup_b2b 1500 || { echo "Bail out! b2b setup failed"; exit 1; }
 ethA() { ip netns exec $NS_A ethtool "$@"; }
 ethA -L kite0 combined 8 || { echo "Bail out! cannot set 8 channels"; exit 1; }
@@ -93,6 +93,17 @@ deleted() {
 	ethA -X kite0 default && ethA -L kite0 combined 4
 }
 check "rules and context deleted: its flows return to the main context; -L 4 allowed again" deleted
+# rmmod with a context and a rule to it in place (6.12: the core removes
+# the context while unregistering; the card objects go at close).
+removed() {
+	local out id
+	out=$(ethA -X kite0 context new equal 2 2>&1)
+	id=$(echo "$out" | sed -n 's/^New RSS context is \([0-9]*\)$/\1/p')
+	[ -n "$id" ] && ethA -N kite0 flow-type udp4 dst-port 6100 context "$id" loc 1 || return 1
+	cleanup_b2b
+	unload_kite && load_kite 2
+}
+check "rmmod with a context and its rule in place, then reload" removed
 check "no warnings in dmesg" dmesg_clean
 cleanup_b2b
 tap_done
