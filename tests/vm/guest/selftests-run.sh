@@ -30,6 +30,6 @@ EOC
 done
 for t in "$@"; do
 	echo "=== $t"
-	(cd "$(dirname "$ST/$t")" && timeout 300 python3 "./$(basename "$t")" 2>&1)
+	(cd "$(dirname "$ST/$t")" && timeout 300 python3 -u "./$(basename "$t")" 2>&1)
 	echo "=== exit $?"
 done

@@ -199,6 +199,14 @@ struct kite_coal {
 	bool rx_adaptive;
 };
 
+/* An additional RSS context (ethtool -X DEV context N): N is also the
+ * card's context number on the port; context 0 lives in kite_priv.
+ */
+struct kite_rss_ctx {
+	u32 indir[KITE_RSS_TABLE_SIZE];
+	u8 key[KITE_RSS_KEY_SIZE];
+};
+
 struct kite_priv {
 	struct net_device *netdev;
 	struct kite_dev *kdev;
@@ -215,8 +223,13 @@ struct kite_priv {
 	u32 rss_id;
 	bool rss_valid;
 	u8 rss_fields;
+	/* additional contexts; [0] unused. Programmed while hw_up. */
+	struct kite_rss_ctx rss_ctx[KITE_MAX_RSS_CTX];
+	DECLARE_BITMAP(rss_ctx_used, KITE_MAX_RSS_CTX);
+	DECLARE_BITMAP(rss_ctx_hw, KITE_MAX_RSS_CTX);
 	/* ethtool -N rules, by location; programmed while hw_up */
 	struct ethtool_rx_flow_spec flows[KITE_MAX_FLOW_RULES];
+	u16 flow_ctx[KITE_MAX_FLOW_RULES];	/* FLOW_RSS: its context */
 	DECLARE_BITMAP(flows_used, KITE_MAX_FLOW_RULES);
 	struct kite_coal coal;
 	unsigned long active_vlans[BITS_TO_LONGS(VLAN_N_VID)];
@@ -334,6 +347,12 @@ int kite_reconfigure(struct kite_priv *priv, u32 channels, u32 tx_ring,
 		     u32 rx_ring, int mtu);
 int kite_query_port_stats(struct kite_priv *priv, struct kite_port_stats *st);
 int kite_rss_set(struct kite_priv *priv);
+int kite_rss_ctx_program(struct kite_priv *priv, u32 ctx);
+void kite_rss_ctx_unprogram(struct kite_priv *priv, u32 ctx);
+void kite_channel_stats(struct kite_priv *priv, u32 idx,
+			struct kite_rx_stats *rx, struct kite_tx_stats *tx);
+void kite_base_stats(struct kite_priv *priv, struct kite_rx_stats *rx,
+		     struct kite_tx_stats *tx);
 int kite_cq_moderate(struct kite_dev *kdev, struct kite_cq *cq, u16 usecs,
 		     u16 frames);
 int kite_apply_coalesce(struct kite_priv *priv);
@@ -350,10 +369,17 @@ u32 kite_rx_nsge(int mtu);
 
 /* kite_ethtool.c */
 void kite_set_ethtool_ops(struct net_device *netdev);
-int kite_rxfh_get(struct net_device *netdev, u32 *indir, u8 *key);
+int kite_rxfh_get(struct net_device *netdev, u32 ctx, u32 *indir, u8 *key);
 int kite_flows_install(struct kite_priv *priv);
 void kite_flows_remove(struct kite_priv *priv);
 int kite_rxfh_set(struct net_device *netdev, const u32 *indir, const u8 *key);
+int kite_rss_ctx_alloc(struct net_device *netdev);
+int kite_rss_ctx_create(struct net_device *netdev, u32 ctx, const u32 *indir,
+			const u8 *key, struct netlink_ext_ack *extack);
+int kite_rss_ctx_modify(struct net_device *netdev, u32 ctx, const u32 *indir,
+			const u8 *key, struct netlink_ext_ack *extack);
+int kite_rss_ctx_remove(struct net_device *netdev, u32 ctx,
+			struct netlink_ext_ack *extack);
 
 /* kite_devlink.c */
 struct kite_dev *kite_devlink_alloc(struct device *dev);

@@ -204,6 +204,31 @@ static void kite_get_channels(struct net_device *netdev,
 	ch->combined_count = priv->num_channels;
 }
 
+/* Queues that the RSS tables and ntuple rules point at: -L may not go
+ * below it.
+ */
+static u32 kite_queues_in_use(struct kite_priv *priv)
+{
+	struct net_device *netdev = priv->netdev;
+	u32 i, ctx, loc, n = 0;
+
+	if (netif_is_rxfh_configured(netdev))
+		for (i = 0; i < KITE_RSS_TABLE_SIZE; i++)
+			n = max(n, priv->rss_indir[i] + 1);
+	for_each_set_bit(ctx, priv->rss_ctx_used, KITE_MAX_RSS_CTX)
+		for (i = 0; i < KITE_RSS_TABLE_SIZE; i++)
+			n = max(n, priv->rss_ctx[ctx].indir[i] + 1);
+	for_each_set_bit(loc, priv->flows_used, KITE_MAX_FLOW_RULES) {
+		const struct ethtool_rx_flow_spec *fs = &priv->flows[loc];
+
+		if (priv->flow_ctx[loc] || fs->ring_cookie == RX_CLS_FLOW_DISC)
+			continue;
+		n = max_t(u32, n,
+			  ethtool_get_flow_spec_ring(fs->ring_cookie) + 1);
+	}
+	return n;
+}
+
 static int kite_set_channels(struct net_device *netdev,
 			     struct ethtool_channels *ch)
 {
@@ -214,6 +239,11 @@ static int kite_set_channels(struct net_device *netdev,
 		return -EINVAL;
 	if (ch->combined_count == priv->num_channels)
 		return 0;
+	if (ch->combined_count < kite_queues_in_use(priv)) {
+		netdev_info(netdev, "an RSS table or ntuple rule uses queue %u\n",
+			    kite_queues_in_use(priv) - 1);
+		return -EINVAL;
+	}
 	return kite_reconfigure(priv, ch->combined_count, priv->tx_ring_size,
 				priv->rx_ring_size, netdev->mtu);
 }
@@ -612,14 +642,33 @@ static u32 kite_get_rxfh_indir_size(struct net_device *netdev)
 	return KITE_RSS_TABLE_SIZE;
 }
 
-int kite_rxfh_get(struct net_device *netdev, u32 *indir, u8 *key)
+int kite_rxfh_get(struct net_device *netdev, u32 ctx, u32 *indir, u8 *key)
 {
 	struct kite_priv *priv = netdev_priv(netdev);
+	const u32 *t = priv->rss_indir;
+	const u8 *k = priv->rss_key;
+
+	if (ctx) {
+		if (ctx >= KITE_MAX_RSS_CTX || !test_bit(ctx, priv->rss_ctx_used))
+			return -ENOENT;
+		t = priv->rss_ctx[ctx].indir;
+		k = priv->rss_ctx[ctx].key;
+	}
+	if (indir)
+		memcpy(indir, t, sizeof(priv->rss_indir));
+	if (key)
+		memcpy(key, k, sizeof(priv->rss_key));
+	return 0;
+}
+
+static int kite_indir_check(struct kite_priv *priv, const u32 *indir)
+{
+	u32 i;
 
 	if (indir)
-		memcpy(indir, priv->rss_indir, sizeof(priv->rss_indir));
-	if (key)
-		memcpy(key, priv->rss_key, sizeof(priv->rss_key));
+		for (i = 0; i < KITE_RSS_TABLE_SIZE; i++)
+			if (indir[i] >= priv->num_channels)
+				return -EINVAL;
 	return 0;
 }
 
@@ -628,13 +677,11 @@ int kite_rxfh_set(struct net_device *netdev, const u32 *indir, const u8 *key)
 	struct kite_priv *priv = netdev_priv(netdev);
 	u32 old_indir[KITE_RSS_TABLE_SIZE];
 	u8 old_key[KITE_RSS_KEY_SIZE];
-	u32 i;
 	int err;
 
-	if (indir)
-		for (i = 0; i < KITE_RSS_TABLE_SIZE; i++)
-			if (indir[i] >= priv->num_channels)
-				return -EINVAL;
+	err = kite_indir_check(priv, indir);
+	if (err)
+		return err;
 	memcpy(old_indir, priv->rss_indir, sizeof(old_indir));
 	memcpy(old_key, priv->rss_key, sizeof(old_key));
 	if (indir)
@@ -649,6 +696,114 @@ int kite_rxfh_set(struct net_device *netdev, const u32 *indir, const u8 *key)
 		memcpy(priv->rss_key, old_key, sizeof(old_key));
 	}
 	return err;
+}
+
+/* Additional RSS contexts: the card has KITE_MAX_RSS_CTX per function and
+ * port, 0 being the default steering. The driver keeps each context's
+ * table and key and programs them while the queues exist.
+ */
+int kite_rss_ctx_alloc(struct net_device *netdev)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	u32 ctx;
+
+	ctx = find_next_zero_bit(priv->rss_ctx_used, KITE_MAX_RSS_CTX, 1);
+	/* What the 6.12 core answers when its IDs run out. */
+	return ctx < KITE_MAX_RSS_CTX ? ctx : -EBUSY;
+}
+
+int kite_rss_ctx_create(struct net_device *netdev, u32 ctx, const u32 *indir,
+			const u8 *key, struct netlink_ext_ack *extack)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	struct kite_rss_ctx *c;
+	u32 i;
+	int err;
+
+	if (!ctx || ctx >= KITE_MAX_RSS_CTX) {
+		NL_SET_ERR_MSG_MOD(extack, "RSS context number out of range");
+		return -EINVAL;
+	}
+	if (test_bit(ctx, priv->rss_ctx_used))
+		return -EEXIST;
+	err = kite_indir_check(priv, indir);
+	if (err)
+		return err;
+	c = &priv->rss_ctx[ctx];
+	for (i = 0; i < KITE_RSS_TABLE_SIZE; i++)
+		c->indir[i] = indir ? indir[i] :
+			ethtool_rxfh_indir_default(i, priv->num_channels);
+	memcpy(c->key, key ? key : priv->rss_key, sizeof(c->key));
+	if (priv->hw_up) {
+		err = kite_rss_ctx_program(priv, ctx);
+		if (err) {
+			NL_SET_ERR_MSG_MOD(extack, "the card refused the RSS context");
+			return err;
+		}
+	}
+	set_bit(ctx, priv->rss_ctx_used);
+	return 0;
+}
+
+int kite_rss_ctx_modify(struct net_device *netdev, u32 ctx, const u32 *indir,
+			const u8 *key, struct netlink_ext_ack *extack)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+	struct kite_rss_ctx old, *c;
+	int err;
+
+	if (!ctx || ctx >= KITE_MAX_RSS_CTX ||
+	    !test_bit(ctx, priv->rss_ctx_used))
+		return -ENOENT;
+	err = kite_indir_check(priv, indir);
+	if (err)
+		return err;
+	c = &priv->rss_ctx[ctx];
+	old = *c;
+	if (indir)
+		memcpy(c->indir, indir, sizeof(c->indir));
+	if (key)
+		memcpy(c->key, key, sizeof(c->key));
+	if (!priv->hw_up)
+		return 0;
+	/* SET_RSS of a live context replaces it in place. */
+	err = kite_rss_ctx_program(priv, ctx);
+	if (err) {
+		*c = old;
+		NL_SET_ERR_MSG_MOD(extack, "the card refused the RSS context");
+	}
+	return err;
+}
+
+static bool kite_rss_ctx_busy(struct kite_priv *priv, u32 ctx)
+{
+	u32 loc;
+
+	for_each_set_bit(loc, priv->flows_used, KITE_MAX_FLOW_RULES)
+		if (priv->flow_ctx[loc] == ctx)
+			return true;
+	return false;
+}
+
+int kite_rss_ctx_remove(struct net_device *netdev, u32 ctx,
+			struct netlink_ext_ack *extack)
+{
+	struct kite_priv *priv = netdev_priv(netdev);
+
+	if (!ctx || ctx >= KITE_MAX_RSS_CTX ||
+	    !test_bit(ctx, priv->rss_ctx_used))
+		return -ENOENT;
+	/* The card would drop what a rule steers to a missing context;
+	 * the core removes every context of a netdev it unregisters.
+	 */
+	if (netdev->reg_state == NETREG_REGISTERED &&
+	    kite_rss_ctx_busy(priv, ctx)) {
+		NL_SET_ERR_MSG_MOD(extack, "RSS context is used by an ntuple rule");
+		return -EBUSY;
+	}
+	kite_rss_ctx_unprogram(priv, ctx);
+	clear_bit(ctx, priv->rss_ctx_used);
+	return 0;
 }
 
 /* RSS hash fields per flow type: addresses always, TCP/UDP ports optional. */
@@ -725,8 +880,8 @@ static bool kite_mask_full(const void *m, const void *v, size_t len, bool *set)
 }
 
 static int kite_flow_to_hw(struct kite_priv *priv,
-			   const struct ethtool_rx_flow_spec *fs, u32 loc,
-			   struct kite_flow_rule_in *in)
+			   const struct ethtool_rx_flow_spec *fs, u32 ctx,
+			   u32 loc, struct kite_flow_rule_in *in)
 {
 	const struct ethtool_tcpip4_spec *v4 = &fs->h_u.tcp_ip4_spec;
 	const struct ethtool_tcpip4_spec *m4 = &fs->m_u.tcp_ip4_spec;
@@ -739,7 +894,7 @@ static int kite_flow_to_hw(struct kite_priv *priv,
 	in->rule = cpu_to_le16(loc);
 	in->op = 1;
 	in->port = priv->port;
-	switch (fs->flow_type) {
+	switch (fs->flow_type & ~FLOW_RSS) {
 	case TCP_V4_FLOW:
 	case UDP_V4_FLOW:
 		if (m4->tos ||
@@ -756,7 +911,7 @@ static int kite_flow_to_hw(struct kite_priv *priv,
 		memcpy(&in->dst_ip[12], &v4->ip4dst, 4);
 		in->src_port = v4->psrc;
 		in->dst_port = v4->pdst;
-		in->l4_proto = fs->flow_type == TCP_V4_FLOW ? IPPROTO_TCP :
+		in->l4_proto = (fs->flow_type & ~FLOW_RSS) == TCP_V4_FLOW ? IPPROTO_TCP :
 							      IPPROTO_UDP;
 		break;
 	case TCP_V6_FLOW:
@@ -771,7 +926,7 @@ static int kite_flow_to_hw(struct kite_priv *priv,
 		memcpy(in->dst_ip, v6->ip6dst, 16);
 		in->src_port = v6->psrc;
 		in->dst_port = v6->pdst;
-		in->l4_proto = fs->flow_type == TCP_V6_FLOW ? IPPROTO_TCP :
+		in->l4_proto = (fs->flow_type & ~FLOW_RSS) == TCP_V6_FLOW ? IPPROTO_TCP :
 							      IPPROTO_UDP;
 		in->match = KITE_FLOW_RULE_IN_MATCH_IPV6;
 		break;
@@ -786,6 +941,17 @@ static int kite_flow_to_hw(struct kite_priv *priv,
 		     (dip ? KITE_FLOW_RULE_IN_MATCH_DST_IP : 0) |
 		     (sp ? KITE_FLOW_RULE_IN_MATCH_SRC_PORT : 0) |
 		     (dp ? KITE_FLOW_RULE_IN_MATCH_DST_PORT : 0);
+	if (fs->flow_type & FLOW_RSS) {
+		/* The card hashes within the context; it cannot add a
+		 * queue offset to what the table picks.
+		 */
+		if (fs->ring_cookie || !ctx || ctx >= KITE_MAX_RSS_CTX ||
+		    !test_bit(ctx, priv->rss_ctx_used))
+			return -EINVAL;
+		in->action = 1;
+		in->ctx = cpu_to_le16(ctx);
+		return 0;
+	}
 	if (fs->ring_cookie == RX_CLS_FLOW_DISC) {
 		in->action = 2;
 		return 0;
@@ -805,7 +971,8 @@ static int kite_flow_program(struct kite_priv *priv, u32 loc)
 	struct kite_flow_rule_in in;
 	int err;
 
-	err = kite_flow_to_hw(priv, &priv->flows[loc], loc, &in);
+	err = kite_flow_to_hw(priv, &priv->flows[loc], priv->flow_ctx[loc],
+			      loc, &in);
 	if (err)
 		return err;
 	return kite_cmd_exec(priv->kdev, KITE_CMD_OPCODE_SET_FLOW_RULE, &in,
@@ -849,18 +1016,20 @@ void kite_flows_remove(struct kite_priv *priv)
 		kite_flow_unprogram(priv, loc);
 }
 
-static int kite_flow_insert(struct kite_priv *priv,
-			    struct ethtool_rx_flow_spec *fs)
+static int kite_flow_insert(struct kite_priv *priv, struct ethtool_rxnfc *nfc)
 {
+	struct ethtool_rx_flow_spec *fs = &nfc->fs;
 	struct ethtool_rx_flow_spec old;
 	struct kite_flow_rule_in in;
-	bool was;
+	u32 ctx = fs->flow_type & FLOW_RSS ? nfc->rss_context : 0;
 	u32 loc = fs->location;
+	u16 old_ctx;
+	bool was;
 	int err;
 
 	if (!(priv->netdev->features & NETIF_F_NTUPLE))
 		return -EOPNOTSUPP;
-	if (fs->flow_type & (FLOW_EXT | FLOW_MAC_EXT | FLOW_RSS))
+	if (fs->flow_type & (FLOW_EXT | FLOW_MAC_EXT))
 		return -EOPNOTSUPP;
 	if (loc == RX_CLS_LOC_ANY) {
 		loc = find_first_zero_bit(priv->flows_used,
@@ -871,12 +1040,14 @@ static int kite_flow_insert(struct kite_priv *priv,
 	}
 	if (loc >= KITE_MAX_FLOW_RULES)
 		return -EINVAL;
-	err = kite_flow_to_hw(priv, fs, loc, &in);
+	err = kite_flow_to_hw(priv, fs, ctx, loc, &in);
 	if (err)
 		return err;
 	old = priv->flows[loc];
+	old_ctx = priv->flow_ctx[loc];
 	was = test_bit(loc, priv->flows_used);
 	priv->flows[loc] = *fs;
+	priv->flow_ctx[loc] = ctx;
 	set_bit(loc, priv->flows_used);
 	if (!priv->hw_up)
 		return 0;
@@ -884,6 +1055,7 @@ static int kite_flow_insert(struct kite_priv *priv,
 			    sizeof(in), NULL, 0);
 	if (err) {
 		priv->flows[loc] = old;
+		priv->flow_ctx[loc] = old_ctx;
 		if (!was)
 			clear_bit(loc, priv->flows_used);
 	}
@@ -897,6 +1069,7 @@ static int kite_flow_delete(struct kite_priv *priv, u32 loc)
 	if (priv->hw_up)
 		kite_flow_unprogram(priv, loc);
 	clear_bit(loc, priv->flows_used);
+	priv->flow_ctx[loc] = 0;
 	return 0;
 }
 
@@ -922,6 +1095,7 @@ static int kite_get_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *nfc,
 		    !test_bit(loc, priv->flows_used))
 			return -ENOENT;
 		nfc->fs = priv->flows[loc];
+		nfc->rss_context = priv->flow_ctx[loc];
 		nfc->data = KITE_MAX_FLOW_RULES;
 		return 0;
 	case ETHTOOL_GRXCLSRLALL:
@@ -934,7 +1108,12 @@ static int kite_get_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *nfc,
 		nfc->data = KITE_MAX_FLOW_RULES;
 		return 0;
 	case ETHTOOL_GRXFH:
-		if (kite_flow_fields(nfc->flow_type, &l3, &l4))
+		/* Every context of the port hashes the same fields. */
+		if ((nfc->flow_type & FLOW_RSS) && nfc->rss_context &&
+		    (nfc->rss_context >= KITE_MAX_RSS_CTX ||
+		     !test_bit(nfc->rss_context, priv->rss_ctx_used)))
+			return -ENOENT;
+		if (kite_flow_fields(nfc->flow_type & ~FLOW_RSS, &l3, &l4))
 			return -EINVAL;
 		nfc->data = 0;
 		if (priv->rss_fields & l3)
@@ -953,15 +1132,19 @@ static int kite_set_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *nfc)
 	const u64 ip = RXH_IP_SRC | RXH_IP_DST;
 	const u64 ports = RXH_L4_B_0_1 | RXH_L4_B_2_3;
 	u8 l3, l4, old = priv->rss_fields;
+	u32 ctx;
 	int err;
 
 	if (nfc->cmd == ETHTOOL_SRXCLSRLINS)
-		return kite_flow_insert(priv, &nfc->fs);
+		return kite_flow_insert(priv, nfc);
 	if (nfc->cmd == ETHTOOL_SRXCLSRLDEL)
 		return kite_flow_delete(priv, nfc->fs.location);
 	if (nfc->cmd != ETHTOOL_SRXFH)
 		return -EOPNOTSUPP;
-	if (kite_flow_fields(nfc->flow_type, &l3, &l4))
+	/* Hash fields are one setting of the port, not of a context. */
+	if ((nfc->flow_type & FLOW_RSS) && nfc->rss_context)
+		return -EOPNOTSUPP;
+	if (kite_flow_fields(nfc->flow_type & ~FLOW_RSS, &l3, &l4))
 		return -EINVAL;
 	/* The card hashes the address pair, plus both ports for TCP and
 	 * UDP when asked; addresses stay in because the IPv4/IPv6 field
@@ -976,8 +1159,18 @@ static int kite_set_rxnfc(struct net_device *netdev, struct ethtool_rxnfc *nfc)
 	if (priv->rss_fields == old || !priv->hw_up)
 		return 0;
 	err = kite_rss_set(priv);
-	if (err)
+	for_each_set_bit(ctx, priv->rss_ctx_hw, KITE_MAX_RSS_CTX) {
+		if (err)
+			break;
+		err = kite_rss_ctx_program(priv, ctx);
+	}
+	if (err) {
+		/* Put every context back on the old fields. */
 		priv->rss_fields = old;
+		kite_rss_set(priv);
+		for_each_set_bit(ctx, priv->rss_ctx_hw, KITE_MAX_RSS_CTX)
+			kite_rss_ctx_program(priv, ctx);
+	}
 	return err;
 }
 
@@ -1014,6 +1207,7 @@ static const struct ethtool_ops kite_ethtool_ops = {
 	.set_rxfh = kite_set_rxfh,
 	.get_rxnfc = kite_get_rxnfc,
 	.set_rxnfc = kite_set_rxnfc,
+	KITE_RSS_CTX_OPS
 };
 
 void kite_set_ethtool_ops(struct net_device *netdev)

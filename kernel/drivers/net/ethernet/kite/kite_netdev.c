@@ -232,7 +232,9 @@ err:
 	return err;
 }
 
-int kite_rss_set(struct kite_priv *priv)
+/* SET_RSS of context @ctx on the port (0 is the default steering). */
+static int kite_rss_write(struct kite_priv *priv, u32 ctx, const u32 *indir,
+			  const u8 *key, u32 *id)
 {
 	struct kite_dev *kdev = priv->kdev;
 	struct kite_set_rss_in in = {};
@@ -244,26 +246,84 @@ int kite_rss_set(struct kite_priv *priv)
 	mutex_lock(&kdev->cmd.mbox_lock);
 	table = kdev->cmd.mbox;
 	for (i = 0; i < KITE_RSS_TABLE_SIZE; i++) {
-		ch = priv->rss_indir[i];
+		ch = indir[i];
 		if (ch >= priv->num_channels)
 			ch = 0;
 		table[i] = cpu_to_le16(priv->channels[ch].rxq.rqn);
 	}
-	in.ctx = 0;
+	in.ctx = cpu_to_le16(ctx);
 	in.hash_fields = priv->rss_fields;
 	in.port = priv->port;
 	in.table_size = cpu_to_le16(KITE_RSS_TABLE_SIZE);
 	in.table_addr = cpu_to_le64(kdev->cmd.mbox_dma);
-	memcpy(in.key, priv->rss_key, sizeof(in.key));
+	memcpy(in.key, key, sizeof(in.key));
 	err = kite_cmd_exec(kdev, KITE_CMD_OPCODE_SET_RSS, &in, sizeof(in),
 			    &out, sizeof(out));
 	mutex_unlock(&kdev->cmd.mbox_lock);
-	if (!err) {
-		/* The card names the context it programmed. */
-		priv->rss_id = le32_to_cpu(out.id);
-		priv->rss_valid = true;
-	}
+	/* The card names the context it programmed. */
+	if (!err)
+		*id = le32_to_cpu(out.id);
 	return err;
+}
+
+int kite_rss_set(struct kite_priv *priv)
+{
+	int err;
+
+	err = kite_rss_write(priv, 0, priv->rss_indir, priv->rss_key,
+			     &priv->rss_id);
+	if (!err)
+		priv->rss_valid = true;
+	return err;
+}
+
+int kite_rss_ctx_program(struct kite_priv *priv, u32 ctx)
+{
+	struct kite_rss_ctx *c = &priv->rss_ctx[ctx];
+	u32 id;
+	int err;
+
+	err = kite_rss_write(priv, ctx, c->indir, c->key, &id);
+	if (!err)
+		set_bit(ctx, priv->rss_ctx_hw);
+	return err;
+}
+
+void kite_rss_ctx_unprogram(struct kite_priv *priv, u32 ctx)
+{
+	if (!test_and_clear_bit(ctx, priv->rss_ctx_hw))
+		return;
+	kite_destroy_obj(priv->kdev, KITE_CMD_OPCODE_DESTROY_RSS,
+			 (u32)priv->port << 16 | ctx);
+}
+
+/* Program (or, on failure, take back) every additional context. */
+static int kite_rss_ctxs_install(struct kite_priv *priv)
+{
+	u32 ctx;
+	int err;
+
+	for_each_set_bit(ctx, priv->rss_ctx_used, KITE_MAX_RSS_CTX) {
+		err = kite_rss_ctx_program(priv, ctx);
+		if (err) {
+			netdev_err(priv->netdev, "cannot program RSS context %u: %d\n",
+				   ctx, err);
+			goto undo;
+		}
+	}
+	return 0;
+undo:
+	for_each_set_bit(ctx, priv->rss_ctx_hw, KITE_MAX_RSS_CTX)
+		kite_rss_ctx_unprogram(priv, ctx);
+	return err;
+}
+
+static void kite_rss_ctxs_remove(struct kite_priv *priv)
+{
+	u32 ctx;
+
+	for_each_set_bit(ctx, priv->rss_ctx_hw, KITE_MAX_RSS_CTX)
+		kite_rss_ctx_unprogram(priv, ctx);
 }
 
 void kite_dim_work(struct work_struct *work)
@@ -320,10 +380,11 @@ static void kite_close_channels(struct kite_priv *priv)
 	}
 	/* A poll that ran until now may have woken a queue. */
 	netif_tx_disable(priv->netdev);
-	/* Release the RQs from the default RSS context before destroying
+	/* Release the RQs from the rules and RSS contexts before destroying
 	 * them; a function reset restores the default anyway.
 	 */
 	kite_flows_remove(priv);
+	kite_rss_ctxs_remove(priv);
 	if (priv->rss_valid)
 		kite_destroy_obj(priv->kdev, KITE_CMD_OPCODE_DESTROY_RSS,
 				 priv->rss_id);
@@ -360,16 +421,21 @@ static int kite_open_channels(struct kite_priv *priv)
 	if (err)
 		goto err;
 	err = kite_rss_set(priv);
-	if (!err) {
-		err = kite_flows_install(priv);
-		if (err) {
-			kite_destroy_obj(kdev, KITE_CMD_OPCODE_DESTROY_RSS,
-					 priv->rss_id);
-			priv->rss_valid = false;
-		}
-	}
 	if (err)
 		goto err;
+	/* Rules may steer to a context: contexts first. */
+	err = kite_rss_ctxs_install(priv);
+	if (!err) {
+		err = kite_flows_install(priv);
+		if (err)
+			kite_rss_ctxs_remove(priv);
+	}
+	if (err) {
+		kite_destroy_obj(kdev, KITE_CMD_OPCODE_DESTROY_RSS,
+				 priv->rss_id);
+		priv->rss_valid = false;
+		goto err;
+	}
 
 	for (i = 0; i < priv->num_channels; i++) {
 		ch = &priv->channels[i];
@@ -579,6 +645,63 @@ static netdev_features_t kite_features_check(struct sk_buff *skb,
 			features &= ~NETIF_F_GSO_MASK;
 	}
 	return features;
+}
+
+/* A consistent copy of channel @idx's counters (either may be NULL).
+ * Channels keep their counters while inactive, so the totals of
+ * ndo_get_stats64 are the sum of every channel's.
+ */
+void kite_channel_stats(struct kite_priv *priv, u32 idx,
+			struct kite_rx_stats *rx, struct kite_tx_stats *tx)
+{
+	struct kite_channel *ch = &priv->channels[idx];
+	unsigned int start;
+
+	if (rx)
+		do {
+			start = u64_stats_fetch_begin(&ch->rx_stats.syncp);
+			*rx = ch->rx_stats;
+		} while (u64_stats_fetch_retry(&ch->rx_stats.syncp, start));
+	if (tx)
+		do {
+			start = u64_stats_fetch_begin(&ch->tx_stats.syncp);
+			*tx = ch->tx_stats;
+		} while (u64_stats_fetch_retry(&ch->tx_stats.syncp, start));
+}
+
+/* Counters of the channels beyond the real queues: what per-queue
+ * statistics no longer show, so that base + queues = the device totals.
+ */
+void kite_base_stats(struct kite_priv *priv, struct kite_rx_stats *rx,
+		     struct kite_tx_stats *tx)
+{
+	struct net_device *netdev = priv->netdev;
+	struct kite_rx_stats r;
+	struct kite_tx_stats t;
+	u32 i;
+
+	memset(rx, 0, sizeof(*rx));
+	memset(tx, 0, sizeof(*tx));
+	for (i = 0; i < priv->max_channels; i++) {
+		kite_channel_stats(priv, i, &r, &t);
+		if (i >= netdev->real_num_rx_queues) {
+			rx->packets += r.packets;
+			rx->bytes += r.bytes;
+			rx->alloc_fail += r.alloc_fail;
+			rx->csum_ok += r.csum_ok;
+			rx->csum_bad += r.csum_bad;
+			rx->csum_complete += r.csum_complete;
+		}
+		if (i >= netdev->real_num_tx_queues) {
+			tx->packets += t.packets;
+			tx->bytes += t.bytes;
+			tx->stopped += t.stopped;
+			tx->wake += t.wake;
+			tx->csum += t.csum;
+			tx->tso += t.tso;
+			tx->uso += t.uso;
+		}
+	}
 }
 
 static void kite_get_stats64(struct net_device *netdev,
@@ -967,6 +1090,7 @@ int kite_netdev_init(struct kite_dev *kdev)
 
 	netdev->netdev_ops = &kite_netdev_ops;
 	kite_set_ethtool_ops(netdev);
+	kite_set_stat_ops(netdev);
 	netdev->watchdog_timeo = 5 * HZ;
 	netdev->min_mtu = KITE_MIN_MTU;
 	netdev->max_mtu = KITE_MAX_MTU;
