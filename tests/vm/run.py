@@ -52,8 +52,10 @@ class Tap:
 
 
 # What of the rdma-core install tree the guest needs: libraries, providers,
-# tools, pyverbs; not headers, docs, diags or service files.
-RDMA_CORE_PARTS = ["usr/bin", "usr/lib/x86_64-linux-gnu", "usr/lib/python3", "etc/libibverbs.d", "etc/rdma"]
+# tools, pyverbs and its test suite (installed under the docs); not headers,
+# other docs, diags or service files.
+RDMA_CORE_PARTS = ["usr/bin", "usr/lib/x86_64-linux-gnu", "usr/lib/python3", "usr/share/doc/rdma-core/tests",
+                   "etc/libibverbs.d", "etc/rdma"]
 
 
 def add_rdma_core(dst):
