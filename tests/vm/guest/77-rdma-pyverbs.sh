@@ -4,6 +4,7 @@
 # tests connect two QPs of the same device, so their RoCE frames loop back
 # inside the card. TAP: one line per test class, then the suite's verdict;
 # skip reasons are listed with their counts. The plan comes last.
+# vm-timeout: 900
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rdma_lib.sh"
 RUN=/usr/share/doc/rdma-core/tests/run_tests.py
@@ -13,7 +14,7 @@ if ! rdma_setup; then
 	not_ok "setup"; rdma_cleanup; echo "1..$_tap_n"; tap_done
 fi
 t0=$SECONDS
-timeout 540 ip netns exec $NS_A python3 "$RUN" --dev "$IB_A" -v >/tmp/pyverbs.out 2>/tmp/pyverbs.log
+timeout 840 ip netns exec $NS_A python3 "$RUN" --dev "$IB_A" -v >/tmp/pyverbs.out 2>/tmp/pyverbs.log
 rc=$?
 diag "run_tests.py --dev $IB_A -v: exit $rc after $((SECONDS - t0)) s"
 while IFS= read -r line; do
