@@ -342,6 +342,7 @@ Firmware::res Firmware::execute(uint16_t fn, const uint8_t *in, uint8_t *out, ui
     case op::CREATE_CQ: r = create_cq(fn, in, out); break;
     case op::DESTROY_CQ: r = destroy_cq(fn, in); break;
     case op::MODIFY_CQ: r = modify_cq(fn, in); break;
+    case op::RESIZE_CQ: r = resize_cq(fn, in); break;
     case op::CREATE_SQ: r = create_wq(fn, false, in, out); break;
     case op::MODIFY_SQ: r = modify_wq(fn, false, in); break;
     case op::DESTROY_SQ: r = destroy_wq(fn, false, in); break;
@@ -383,8 +384,8 @@ Firmware::res Firmware::execute(uint16_t fn, const uint8_t *in, uint8_t *out, ui
     case op::FLASH_WRITE: r = flash_write(in); break;
     case op::FLASH_COMMIT: r = flash_commit(in); break;
     default:
-        // RESIZE_CQ, VF configuration and flow rules are
-        // not implemented yet: say so rather than pretend.
+        // VF configuration is not implemented yet: say so rather
+        // than pretend.
         break;
     }
     if (r.status == st::OK)
@@ -577,6 +578,35 @@ Firmware::res Firmware::modify_cq(uint16_t fn, const uint8_t *in) {
     hal_.ctx_read(ctx::table::CQ, a.cqn, &c, sizeof(c));
     c.mod_usec = a.mod_usec;
     c.mod_count = a.mod_count;
+    hal_.ctx_write(ctx::table::CQ, a.cqn, &c, sizeof(c));
+    DONE();
+}
+
+// Re-points a CQ at a new ring. CQEs written to the old ring and not yet
+// consumed (by the last CQ_CI/CQ_ARM doorbell) are the driver's to copy to
+// the front of the new ring, so the next CQE goes at index pi - ci there.
+Firmware::res Firmware::resize_cq(uint16_t fn, const uint8_t *in) {
+    auto a = load<create_cq_in>(in);
+    if (a.cqn == 0 || a.cqn >= ctx::NUM_CQ || !cq_[a.cqn].used)
+        FAIL(BAD_OBJECT, CQ_UNKNOWN);
+    if (cq_[a.cqn].fn != fn)
+        FAIL(WRONG_OWNER, CQ_OWNER);
+    if (!log_ok(a.log_size))
+        FAIL(BAD_SIZE, CQ_LOG_SIZE);
+    if (!aligned4k(a.base))
+        FAIL(BAD_PARAM, CQ_ALIGN);
+    // eqn, db_page, flags and moderation stay as they are
+    if (a.flags || a.rsvd || a.eqn || a.db_page || a.mod_usec || a.mod_count)
+        FAIL(BAD_PARAM, CMD_RESERVED_NONZERO);
+    ctx::cq_ctx c;
+    hal_.ctx_read(ctx::table::CQ, a.cqn, &c, sizeof(c));
+    const uint32_t pending = c.pi - c.ci;
+    if (pending > (1u << a.log_size))
+        FAIL(BAD_SIZE, CQ_RESIZE_TOO_SMALL);
+    c.base = a.base;
+    c.log_size = a.log_size;
+    c.pi = pending;
+    c.ci = 0;
     hal_.ctx_write(ctx::table::CQ, a.cqn, &c, sizeof(c));
     DONE();
 }

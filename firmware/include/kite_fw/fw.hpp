@@ -78,6 +78,7 @@ private:
     res create_cq(uint16_t fn, const uint8_t *in, uint8_t *out);
     res destroy_cq(uint16_t fn, const uint8_t *in);
     res modify_cq(uint16_t fn, const uint8_t *in);
+    res resize_cq(uint16_t fn, const uint8_t *in);
     res create_wq(uint16_t fn, bool rq, const uint8_t *in, uint8_t *out);
     res modify_wq(uint16_t fn, bool rq, const uint8_t *in);
     res destroy_wq(uint16_t fn, bool rq, const uint8_t *in);

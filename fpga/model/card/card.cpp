@@ -93,9 +93,12 @@ void Card::timer() {
 void Card::service() {
     hw_.service_scheduled = false;
     in_service_ = true;
-    bool more = fw_.poll();
+    // Doorbells rung before a command are served before it, as a card whose
+    // queues run while its firmware waits for the command would.
+    bool more = tx_.run(256);
+    more |= roce_.loopback_run(1024);
+    more |= fw_.poll();
     mac_.service();
-    more |= tx_.run(256);
     in_service_ = false;
     if (more)
         hw_.request_service();

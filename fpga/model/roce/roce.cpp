@@ -22,6 +22,7 @@ enum : uint32_t {
 constexpr uint32_t MAX_MSG = 0x80000000u;  // 2 GiB, IB max message size
 constexpr uint32_t ACK_EVERY = 16;          // AckReq at least every 16 packets
 constexpr size_t REPLAY_DEPTH = 32;
+constexpr size_t LOOPBACK_DEPTH = 8192;      // frames between send_pkt() and service()
 
 bool is_send(uint8_t op) { return op == wqe_opcode::SEND || op == wqe_opcode::SEND_IMM || op == wqe_opcode::SEND_INV; }
 bool is_atomic(uint8_t op) { return op == wqe_opcode::ATOMIC_CS || op == wqe_opcode::ATOMIC_FA; }
@@ -283,8 +284,22 @@ void Roce::send_pkt(uint32_t qpn, const Path &pa, uint8_t opcode, bool se, bool 
         uint16_t cs = csum_finish(csum_partial(u, ulen, s));
         put_be16(u + 6, cs ? cs : 0xffff);
     }
-    if (!mac_.send(pa.port, f, o, false))
+    // To a GID of this port (two QPs of one device, or two functions on one
+    // port): looped back before the MAC, as NICs do, so it never reaches the
+    // wire and needs no link. Received from service(): the receive path
+    // answers through send_pkt() and frame_.
+    uint16_t lfn;
+    if (local_gid(pa.port, pa.dgid, v4, lfn)) {
+        if (loop_.size() >= LOOPBACK_DEPTH) {
+            // A full loopback buffer drops like a wire would: retransmission recovers.
+            hw_.ports[pa.port].stats.rx_no_buffer++;
+            return;
+        }
+        loop_.push_back({pa.port, std::vector<uint8_t>(f, f + o)});
+        hw_.request_service();
+    } else if (!mac_.send(pa.port, f, o, false)) {
         return;
+    }
     rdma_stats &ps = pstats(pa.port);
     ps.tx_packets++;
     ps.tx_bytes += o;
@@ -1222,6 +1237,10 @@ bool Roce::match(unsigned port, const uint8_t *f, const parsed_frame &p, uint16_
     } else {
         std::memcpy(dst, f + p.l3_off + 24, 16);
     }
+    return local_gid(port, dst, v4, fn);
+}
+
+bool Roce::local_gid(unsigned port, const uint8_t *dst, bool v4, uint16_t &fn) const {
     for (uint16_t i = 0; i < hw_.num_fn; i++)
         for (uint32_t g = 0; g < limits::GID_TABLE_SIZE; g++) {
             const ctx::gid_ctx &e = hw_.gid[ctx::gid_index(i, port, g)];
@@ -1455,6 +1474,21 @@ void Roce::timer(uint64_t now) {
         }
         arm_timer(qpn);
     }
+}
+
+bool Roce::loopback_run(uint32_t budget) {
+    while (!loop_.empty() && budget--) {
+        Looped l = std::move(loop_.front());
+        loop_.pop_front();
+        const uint8_t *f = l.frame.data();
+        const size_t len = l.frame.size();
+        parsed_frame p = parse_frame(f, len);
+        uint16_t fn;
+        // The GID may have gone since the frame was queued.
+        if (match(l.port, f, p, fn))
+            receive(l.port, fn, f, len, p);
+    }
+    return !loop_.empty();
 }
 
 uint64_t Roce::next_deadline() const {

@@ -30,6 +30,8 @@ public:
     void rq_doorbell(uint32_t rqn);
     void timer(uint64_t now);
     uint64_t next_deadline() const;
+    // Receives frames this card sent to its own GIDs; true if frames are left.
+    bool loopback_run(uint32_t budget);
 
 private:
     struct SendWqe {
@@ -109,6 +111,7 @@ private:
                     uint32_t n);
 
     // wire
+    bool local_gid(unsigned port, const uint8_t *dgid, bool v4, uint16_t &fn) const;
     bool rc_path(uint32_t qpn, Path &pa) const;
     bool ud_path(const ctx::qp_ctx &q, const spec::wqe_ud &av, Path &pa) const;
     void send_pkt(uint32_t qpn, const Path &pa, uint8_t opcode, bool se, bool ackreq, uint32_t dqpn, uint32_t psn,
@@ -154,6 +157,11 @@ private:
     std::vector<QpRt> rt_;
     std::set<uint32_t> timed_;  // QPs with a deadline or an RNR wait
     std::unordered_map<uint64_t, uint64_t> mtt_cache_;  // (mr << 32 | page) -> bus address
+    struct Looped {
+        uint8_t port;
+        std::vector<uint8_t> frame;  // without FCS
+    };
+    std::deque<Looped> loop_;   // frames to a local GID, not yet received
     uint16_t ip_id_ = 0;
     uint8_t frame_[16 + 40 + 8 + 12 + 28 + 4096 + 8 + 64];
 };

@@ -48,12 +48,12 @@ TEST_F(Cmd, RegistersAndCaps) {
 TEST_F(Cmd, EnvelopeChecks) {
     EXPECT_CMD(d.cmd(0x7777), BAD_OPCODE, CMD_UNKNOWN_OPCODE);
     EXPECT_CMD(d.cmd(cmd_opcode::QUERY_CAPS, nullptr, 0, 2), BAD_VERSION, CMD_VERSION);
-    for (uint32_t op : {cmd_opcode::SET_VF_CONFIG, cmd_opcode::RESIZE_CQ})
-        EXPECT_CMD(d.cmd(op), NOT_SUPPORTED, NONE);
+    EXPECT_CMD(d.cmd(cmd_opcode::SET_VF_CONFIG), NOT_SUPPORTED, NONE);
     // RDMA commands exist: an all-zero input fails validation instead.
     EXPECT_CMD(d.cmd(cmd_opcode::CREATE_QP), BAD_OBJECT, PD_UNKNOWN);
     EXPECT_CMD(d.cmd(cmd_opcode::CREATE_SRQ), BAD_OBJECT, PD_UNKNOWN);
     EXPECT_CMD(d.cmd(cmd_opcode::CREATE_AH), BAD_OBJECT, PD_UNKNOWN);
+    EXPECT_CMD(d.cmd(cmd_opcode::RESIZE_CQ), BAD_OBJECT, CQ_UNKNOWN);
     EXPECT_CMD(d.cmd(cmd_opcode::ADD_GID), BAD_PARAM, GID_TYPE);
     EXPECT_CMD(d.cmd(cmd_opcode::SET_FLOW_RULE), BAD_PARAM, FILTER_NOT_FOUND);  // remove of an empty slot
     auto hl = d.cmd(cmd_opcode::QUERY_HEALTH).as<health_out>();

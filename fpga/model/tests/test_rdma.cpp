@@ -1047,6 +1047,93 @@ TEST_F(Rdma, SqdDrainsAndNotifies) {
     EXPECT_EQ(wait(a, 1).at(0).status, cqe_status::SUCCESS);
 }
 
+// Two QPs of one card (rdma-core's pyverbs suite connects its pairs so):
+// frames to the card's own GID loop back inside it and never reach the wire.
+TEST_F(Rdma, OwnGidLoopsBackInsideTheCard) {
+    Qp q1, q2;
+    ASSERT_EQ(a.create_qp(q1, qp_type::RC).status, cmd_status::OK);
+    ASSERT_EQ(a.create_qp(q2, qp_type::RC).status, cmd_status::OK);
+    ASSERT_EQ(a.to_init(q1).status, cmd_status::OK);
+    ASSERT_EQ(a.to_init(q2).status, cmd_status::OK);
+    ASSERT_EQ(a.to_rtr(q1, a, q2.qpn, 500).status, cmd_status::OK);
+    ASSERT_EQ(a.to_rtr(q2, a, q1.qpn, 700).status, cmd_status::OK);
+    ASSERT_EQ(a.to_rts(q1, 700).status, cmd_status::OK);
+    ASSERT_EQ(a.to_rts(q2, 500).status, cmd_status::OK);
+    uint64_t on_wire = 0;
+    tap = [&](std::vector<uint8_t> &) { on_wire++; };
+    const uint32_t n = 20000;
+    Mr s = a.reg(n, A_LW | A_RR), d = a.reg(n, A_LW | A_RW), r = a.reg(n, A_LW);
+    fill(a.ptr(s), n, 7);
+    a.post_send(q1, wqe_opcode::WRITE, {sge(s, 0, n)}, d.va, d.key);
+    a.post_recv(q2, {sge(r, 0, n)});
+    a.post_send(q1, wqe_opcode::SEND, {sge(s, 0, 3000)});
+    a.post_send(q2, wqe_opcode::READ, {sge(r, 4096, 5000)}, s.va + 100, s.key);
+    auto c = wait(a, 4);
+    ASSERT_EQ(c.size(), 4u);
+    for (auto &x : c)
+        EXPECT_EQ(x.status, cqe_status::SUCCESS);
+    EXPECT_EQ(std::memcmp(a.ptr(d), a.ptr(s), n), 0);
+    EXPECT_EQ(std::memcmp(a.ptr(r), a.ptr(s), 3000), 0);
+    EXPECT_EQ(std::memcmp(a.ptr(r, 4096), a.ptr(s, 100), 5000), 0);
+    EXPECT_EQ(on_wire, 0u);
+    rdma_stats st = a.stats(stats_scope::QP, q1.qpn);
+    EXPECT_GE(st.tx_packets, 23u);  // 20 WRITE + 3 SEND packets at MTU 1024
+    EXPECT_EQ(st.retransmits, 0u);
+    EXPECT_GE(a.stats(stats_scope::RDMA_PORT, 0).rx_packets, 23u);
+    EXPECT_EQ(b.stats(stats_scope::RDMA_PORT, 0).rx_packets, 0u);
+}
+
+// RESIZE_CQ re-points the ring: the driver copies what it had not polled to
+// the front of the new ring and the card continues right after it.
+TEST_F(Rdma, ResizeCqKeepsUnpolledCompletionsInOrder) {
+    connect();
+    Mr sa = a.reg(4096, A_LW), rb = b.reg(4096, A_LW | A_RW);
+    auto resize = [&](uint32_t cqn, uint8_t log, uint64_t base) {
+        create_cq_in in{};
+        in.cqn = cqn;
+        in.log_size = log;
+        in.base = base;
+        return a.d.cmd(cmd_opcode::RESIZE_CQ, in);
+    };
+    for (int i = 0; i < 12; i++)
+        a.post_send(qa, wqe_opcode::WRITE, {sge(sa, 0, 8)}, rb.va, rb.key);
+    for (int i = 0; i < 5; i++) {
+        wire();
+        advance(1'000'000);
+    }
+    for (int i = 0; i < 3; i++)
+        ASSERT_TRUE(a.poll());  // and reports ci 3 to the card: 9 pending
+    uint64_t small = a.h.alloc(32u << 3, 4096), big = a.h.alloc(32u << 4, 4096);
+    EXPECT_CMD(resize(a.cq.id, 3, small), BAD_SIZE, CQ_RESIZE_TOO_SMALL);
+    EXPECT_CMD(resize(a.cq.id + 1, 4, big), BAD_OBJECT, CQ_UNKNOWN);
+    EXPECT_CMD(resize(a.cq.id, 4, big + 64), BAD_PARAM, CQ_ALIGN);
+    EXPECT_CMD(resize(a.cq.id, 1, big), BAD_SIZE, CQ_LOG_SIZE);
+    ASSERT_EQ(resize(a.cq.id, 4, big).status, cmd_status::OK);
+    // the driver's part: the 9 unpolled CQEs to entries 0..8, owner of pass 0
+    for (uint32_t i = 0; i < 9; i++) {
+        cqe c = a.h.rd<cqe>(a.cq.base + ((a.cq.ci + i) & ((1u << a.cq.log_size) - 1)) * 32);
+        c.owner = 1;
+        a.h.wr(big + i * 32, c);
+    }
+    a.cq.base = big;
+    a.cq.log_size = 4;
+    a.cq.ci = 0;
+    for (int i = 0; i < 5; i++)
+        a.post_send(qa, wqe_opcode::WRITE, {sge(sa, 0, 8)}, rb.va, rb.key);
+    auto c = wait(a, 14);
+    ASSERT_EQ(c.size(), 14u);
+    for (uint32_t i = 0; i < 14; i++) {
+        EXPECT_EQ(c[i].status, cqe_status::SUCCESS);
+        EXPECT_EQ(c[i].wqe_index, 3 + i);  // nothing lost, duplicated or reordered
+    }
+    // 16 entries now: the card wraps the new ring (owner of pass 1) correctly
+    for (int i = 0; i < 6; i++)
+        a.post_send(qa, wqe_opcode::WRITE, {sge(sa, 0, 8)}, rb.va, rb.key);
+    c = wait(a, 6);
+    ASSERT_EQ(c.size(), 6u);
+    EXPECT_EQ(c[5].wqe_index, 22u);
+}
+
 }  // namespace
 
 // Multi-packet READs at path MTU 1024, several outstanding (perftest's

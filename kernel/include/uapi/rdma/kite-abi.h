@@ -101,6 +101,25 @@ struct kite_create_cq_resp {
 	__u32 reserved;
 };
 
+/*
+ * RESIZE_CQ (IB_USER_VERBS_CMD_RESIZE_CQ) of a user CQ. The provider holds
+ * the CQ's lock and has reported its consumer index (CQ_CI) before the
+ * command; the kernel allocates the new ring, re-points the CQ at it and
+ * returns its mmap key. The provider then copies the CQEs it had not polled
+ * from the old ring to entries 0.. of the new one (owner bit of pass 0),
+ * where the card continues after them, and unmaps the old ring.
+ */
+struct kite_resize_cq_req {
+	__u32 log_size;		/* log2 of the new ring's entries */
+	__u32 flags;		/* none defined; must be 0 */
+};
+
+struct kite_resize_cq_resp {
+	__u32 log_size;		/* == request */
+	__u32 mmap_len;		/* bytes to map */
+	__aligned_u64 mmap_key;	/* mmap offset of the new ring */
+};
+
 /* kite_create_qp_req.flags */
 enum kite_create_qp_flags {
 	KITE_QP_SIG_ALL = 1 << 0,	/* the provider signals every WQE (sq_sig_all) */

@@ -30,6 +30,7 @@ static const struct verbs_context_ops kite_ctx_ops = {
 	.destroy_cq = kite_destroy_cq,
 	.poll_cq = kite_poll_cq,
 	.req_notify_cq = kite_req_notify_cq,
+	.resize_cq = kite_resize_cq,
 	.create_qp = kite_create_qp,
 	.create_qp_ex = kite_create_qp_ex,
 	.modify_qp = kite_modify_qp,

@@ -171,6 +171,7 @@ struct ibv_cq *kite_create_cq(struct ibv_context *context, int cqe,
 struct ibv_cq_ex *kite_create_cq_ex(struct ibv_context *context,
 				    struct ibv_cq_init_attr_ex *attr);
 int kite_destroy_cq(struct ibv_cq *cq);
+int kite_resize_cq(struct ibv_cq *cq, int cqe);
 int kite_poll_cq(struct ibv_cq *cq, int ne, struct ibv_wc *wc);
 int kite_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 

@@ -14,6 +14,8 @@ DECLARE_DRV_CMD(kite_cmd_alloc_context, IB_USER_VERBS_CMD_GET_CONTEXT,
 		empty, kite_alloc_ucontext_resp);
 DECLARE_DRV_CMD(kite_cmd_create_cq, IB_USER_VERBS_EX_CMD_CREATE_CQ,
 		kite_create_cq_req, kite_create_cq_resp);
+DECLARE_DRV_CMD(kite_cmd_resize_cq, IB_USER_VERBS_CMD_RESIZE_CQ,
+		kite_resize_cq_req, kite_resize_cq_resp);
 DECLARE_DRV_CMD(kite_cmd_create_qp, IB_USER_VERBS_CMD_CREATE_QP,
 		kite_create_qp_req, kite_create_qp_resp);
 DECLARE_DRV_CMD(kite_cmd_create_srq, IB_USER_VERBS_CMD_CREATE_SRQ,

@@ -533,16 +533,14 @@ static struct kite_cq *kite_do_create_cq(struct ibv_context *context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (!attr->cqe) {
+	/* max_cqe, as query_device reports it */
+	if (!attr->cqe || attr->cqe > (1U << ctx->log_max_cqe) - 1 ||
+	    attr->comp_vector >= (uint32_t)context->num_comp_vectors) {
 		errno = EINVAL;
 		return NULL;
 	}
 	log_size = max_t(unsigned int, kite_log2_ceil(attr->cqe),
 			 KITE_MIN_LOG_RING);
-	if (log_size > ctx->log_max_cqe) {
-		errno = EINVAL;
-		return NULL;
-	}
 
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
@@ -650,6 +648,68 @@ int kite_destroy_cq(struct ibv_cq *ibcq)
 	pthread_spin_destroy(&cq->lock);
 	free(cq);
 	return 0;
+}
+
+/*
+ * The card re-points the CQ and continues after the CQEs not yet consumed
+ * by the index reported here; those are copied to the front of the new ring
+ * (kite-abi.h). After the command the CQ is on the new ring whatever happens,
+ * so a failure to map it leaves the CQ unusable.
+ */
+int kite_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct kite_context *ctx = to_kctx(ibcq->context);
+	struct kite_cmd_resize_cq_resp resp = {};
+	struct kite_cmd_resize_cq cmd = {};
+	struct kite_cq *cq = to_kcq(ibcq);
+	struct kite_cqe *ring, *src;
+	unsigned int log_size;
+	uint32_t n, idx, mask;
+	int ret;
+
+	if (cqe <= 0 || (uint32_t)cqe > (1U << ctx->log_max_cqe) - 1)
+		return EINVAL;
+	log_size = max_t(unsigned int, kite_log2_ceil(cqe), KITE_MIN_LOG_RING);
+
+	pthread_spin_lock(&cq->lock);
+	cq->ci_reported = cq->ci;
+	kite_ring_db(ctx, KITE_DB_CQ_CI, cq->cqn, cq->ci);
+	mmio_flush_writes();	/* before the command the kernel posts */
+	cmd.log_size = log_size;
+	ret = ibv_cmd_resize_cq(ibcq, 1U << log_size, &cmd.ibv_cmd, sizeof(cmd),
+				&resp.ibv_resp, sizeof(resp));
+	if (ret)
+		goto out;
+	if (resp.log_size != log_size || !resp.mmap_len) {
+		ret = EPROTO;
+		goto out;
+	}
+	ring = mmap(NULL, resp.mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    ibcq->context->cmd_fd, resp.mmap_key);
+	if (ring == MAP_FAILED) {
+		ret = errno;
+		goto out;
+	}
+	/* Valid entries from ci on, in order; the card checked they fit. */
+	mask = (1U << cq->log_size) - 1;
+	for (n = 0; n <= mask && n < (1U << log_size); n++) {
+		idx = cq->ci + n;
+		src = &cq->ring[idx & mask];
+		if ((src->owner & KITE_CQE_OWNER_OWNER) !=
+		    (((idx >> cq->log_size) & 1) ^ 1))
+			break;
+		ring[n] = *src;
+		ring[n].owner = src->owner | KITE_CQE_OWNER_OWNER; /* pass 0 */
+	}
+	munmap(cq->ring, cq->map_len);
+	cq->ring = ring;
+	cq->map_len = resp.mmap_len;
+	cq->log_size = log_size;
+	cq->ci = 0;
+	cq->ci_reported = 0;
+out:
+	pthread_spin_unlock(&cq->lock);
+	return ret;
 }
 
 /* ------------------------------------------------------------ send WQEs */
@@ -887,6 +947,11 @@ int kite_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t start;
 	int ret = 0;
 
+	/* IBA 11.4.1.1: posting to the SQ before RTS is an immediate error */
+	if (ibqp->state < IBV_QPS_RTS) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
 	pthread_spin_lock(&qp->sq.lock);
 	start = qp->sq.pi;
 	for (; wr; wr = wr->next) {
@@ -938,7 +1003,8 @@ int kite_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	uint32_t start;
 	int ret = 0;
 
-	if (qp->srq) {
+	/* and to the RQ in Reset */
+	if (qp->srq || ibqp->state == IBV_QPS_RESET) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -1008,6 +1074,8 @@ static int kite_wr_complete(struct ibv_qp_ex *ibqp)
 	struct kite_qp *qp = ex_to_kqp(ibqp);
 	int ret = qp->wr_err;
 
+	if (!ret && ibqp->qp_base.state < IBV_QPS_RTS)
+		ret = EINVAL;
 	if (qp->cur)
 		kite_wqe_end(qp, qp->cur);
 	if (ret)
@@ -1241,6 +1309,7 @@ struct ibv_qp *kite_create_qp_ex(struct ibv_context *context,
 	uint32_t max_inline, sq_sge, rq_sge = 0;
 	size_t sq_bytes, rq_off = 0, len;
 	struct kite_qp *qp;
+	uint32_t mask;
 	int ret;
 
 	if (attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) {
@@ -1251,8 +1320,15 @@ struct ibv_qp *kite_create_qp_ex(struct ibv_context *context,
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
-				IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) {
+	/* No create flags and no TSO; asking for none of them is fine. */
+	if ((attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
+				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS |
+				 IBV_QP_INIT_ATTR_CREATE_FLAGS |
+				 IBV_QP_INIT_ATTR_MAX_TSO_HEADER)) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_MAX_TSO_HEADER) &&
+	     attr->max_tso_header)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -1359,8 +1435,12 @@ struct ibv_qp *kite_create_qp_ex(struct ibv_context *context,
 		attr->cap.max_recv_sge = rq_sge;
 	}
 
+	/* the command takes no (empty) create flags or TSO header */
+	mask = attr->comp_mask;
+	attr->comp_mask &= IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	ret = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	attr->comp_mask = mask;
 	if (ret) {
 		errno = ret;
 		goto err_wq;

@@ -257,6 +257,7 @@ int kite_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		      struct ib_udata *udata);
 #endif
 int kite_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int kite_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int kite_ib_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc);
 int kite_ib_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 

@@ -46,7 +46,7 @@ int kite_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 
 	if (attr->flags)
 		return -EOPNOTSUPP;
-	if (attr->cqe < 1)
+	if (attr->cqe < 1 || attr->comp_vector >= ibcq->device->num_comp_vectors)
 		return -EINVAL;
 	if (uc) {
 		err = ib_copy_from_udata(&req, ud, min(ud->inlen, sizeof(req)));
@@ -58,6 +58,9 @@ int kite_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		if (log_size > KITE_MAX_LOG_RING || (1U << log_size) < attr->cqe)
 			return -EINVAL;
 	} else {
+		/* the provider checks max_cqe itself and asks for a whole ring */
+		if (attr->cqe > (1U << ka->log_max_cqe) - 1)
+			return -EINVAL;
 		log_size = order_base_2(attr->cqe);
 	}
 	log_size = max_t(u32, log_size, KITE_MIN_LOG_RING);
@@ -80,8 +83,7 @@ int kite_ib_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	in.base = cpu_to_le64(cq->ring_dma);
 	in.log_size = log_size;
 	in.flags = uc ? KITE_CREATE_CQ_IN_FLAGS_USER : 0;
-	in.eqn = cpu_to_le16(kite_aux_comp_eqn(ka, attr->comp_vector %
-					       ka->num_comp_eqs));
+	in.eqn = cpu_to_le16(kite_aux_comp_eqn(ka, attr->comp_vector));
 	in.db_page = cpu_to_le32(uc ? uc->db_page : 0);
 	err = kite_ib_cmd(dev, KITE_CMD_OPCODE_CREATE_CQ, &in, sizeof(in),
 			  &out, sizeof(out));
@@ -143,6 +145,78 @@ int kite_ib_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 	else
 		kite_ib_cq_free_ring(dev, cq);
 	return 0;
+}
+
+/*
+ * A user CQ only: the provider holds the CQ and copies what it had not
+ * polled (see kite-abi.h). A kernel CQ would need its poller stopped across
+ * a sleeping command, so it is not resizable.
+ */
+int kite_ib_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct kite_ib_ucontext *uc = rdma_udata_to_drv_context(udata,
+			struct kite_ib_ucontext, ibuc);
+	struct kite_ib_dev *dev = to_kdev(ibcq->device);
+	struct kite_ib_cq *cq = to_kcq(ibcq);
+	struct kite_resize_cq_resp resp = {};
+	struct kite_resize_cq_req req = {};
+	struct rdma_user_mmap_entry *entry;
+	struct kite_create_cq_in in = {};
+	dma_addr_t ring_dma;
+	size_t ring_size;
+	void *ring;
+	u64 key = 0;
+	int err;
+
+	if (!uc || !cq->user)
+		return -EOPNOTSUPP;
+	err = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
+	if (err)
+		return err;
+	if (req.flags || cqe < 1 || req.log_size < KITE_MIN_LOG_RING ||
+	    req.log_size > dev->kadev->log_max_cqe ||
+	    (1U << req.log_size) < cqe)
+		return -EINVAL;
+
+	ring_size = PAGE_ALIGN((size_t)KITE_CQE_SIZE << req.log_size);
+	ring = kite_ib_alloc_ring(dev, ring_size, &ring_dma);
+	if (!ring)
+		return -ENOMEM;
+	/* From here the entry owns the new ring and frees it. */
+	entry = kite_ib_mmap_insert(uc, KITE_IB_MMAP_RING, ring, ring_dma,
+				    ring_size, 0, &key);
+	if (IS_ERR(entry)) {
+		kite_ib_free_ring(dev, ring, ring_dma, ring_size);
+		return PTR_ERR(entry);
+	}
+
+	in.base = cpu_to_le64(ring_dma);
+	in.log_size = req.log_size;
+	in.cqn = cpu_to_le32(cq->cqn);
+	err = kite_ib_cmd(dev, KITE_CMD_OPCODE_RESIZE_CQ, &in, sizeof(in),
+			  NULL, 0);
+	if (err) {
+		/*
+		 * Without an answer the card may use either ring: both stay
+		 * until the context goes.
+		 */
+		if (err != -ETIMEDOUT && err != -EIO)
+			rdma_user_mmap_entry_remove(entry);
+		return err;
+	}
+	/* The old ring goes when the provider unmaps it. */
+	rdma_user_mmap_entry_remove(cq->mmap_entry);
+	cq->mmap_entry = entry;
+	cq->ring = ring;
+	cq->ring_dma = ring_dma;
+	cq->ring_size = ring_size;
+	cq->log_size = req.log_size;
+	ibcq->cqe = 1 << req.log_size;
+
+	resp.log_size = req.log_size;
+	resp.mmap_len = ring_size;
+	resp.mmap_key = key;
+	return ib_copy_to_udata(udata, &resp, min(udata->outlen, sizeof(resp)));
 }
 
 int kite_ib_poll_cq(struct ib_cq *ibcq, int num, struct ib_wc *wc)

@@ -610,6 +610,7 @@ static const struct ib_device_ops kite_ib_dev_ops = {
 	.reg_user_mr = kite_ib_reg_user_mr,
 	.reg_user_mr_dmabuf = kite_ib_reg_user_mr_dmabuf,
 	.req_notify_cq = kite_ib_req_notify_cq,
+	.resize_cq = kite_ib_resize_cq,
 
 	INIT_RDMA_OBJ_SIZE(ib_ah, kite_ib_ah, ibah),
 	INIT_RDMA_OBJ_SIZE(ib_cq, kite_ib_cq, ibcq),
