@@ -1,9 +1,24 @@
 #!/usr/bin/env python3
-"""make bench: iperf3 TCP between the same two VMs over Kite, virtio-net and
-e1000e in one invocation, printed as ratios (not a test; numbers under TCG are
-noisy and only meaningful relative to each other)."""
+"""make bench: Kite against the NICs and the software RDMA a guest would use
+otherwise, all between the same two VMs in one invocation, printed as ratios.
+Not a test: nothing here gates CI, and absolute figures under TCG mean little.
+
+  1. TCP (iperf3, 1 and 4 streams) over Kite, virtio-net and e1000e: throughput,
+     and guest instructions per GB on the sender and on the receiver, counted by
+     a QEMU TCG plugin (tools/bench/insn_count.c). Instructions are counted, not
+     timed, so they do not depend on how busy the host is.
+  2. RDMA: ib_write_bw (4 KiB, 64 KiB, 1 MiB) and ib_send_lat, Kite<->Kite on the
+     Kite cards against rdma_rxe<->rdma_rxe on the virtio-net NICs.
+
+Environment: BENCH_BYTES (per iperf3 run, default 128M), BENCH_ONLY=tcp|rdma,
+BENCH_INSNS=0 (no instruction counting, e.g. with a QEMU built without plugins).
+"""
 import json
 import os
+import re
+import shutil
+import socket
+import subprocess
 import sys
 import time
 
@@ -11,45 +26,237 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools", "vm"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "vm"))
 import kitevm  # noqa: E402
-from run import build_payload  # noqa: E402
+from run import GID_OF, build_payload, ib_of, perf_row, rdma_pair_run, v4_gid  # noqa: E402
 
-SECONDS = int(os.environ.get("BENCH_SECONDS", "8"))
+BYTES = os.environ.get("BENCH_BYTES", "128M")
+# Socket buffers: small enough that the unsent tail at the end of a run is
+# under 1 % of BYTES per stream, large enough not to limit TCG-speed links.
+WINDOW = "256K"
+ONLY = os.environ.get("BENCH_ONLY", "")
+COUNT = os.environ.get("BENCH_INSNS", "1") != "0"
 NETS = {"kite": "192.0.2", "virtio": "198.51.100", "e1000e": "203.0.113"}
+DRIVERS = {"virtio": "virtio_net", "e1000e": "e1000e"}
+# (message size, perftest options): a few tens of MB each, enough for rxe under
+# TCG. 1 MiB with perftest's default depth of 128 posts every message at once
+# (30 MiB in flight), which ends in IBV_WC_RETRY_EXC_ERR on Kite: -t 8 keeps
+# 8 MiB in flight, as 64 KiB x 128 does.
+WRITE_BW = ((4096, "-n 2000"), (65536, "-n 300"), (1 << 20, "-n 30 -t 8"))
+LAT_ITERS = 1000
+PLUGIN_SRC = os.path.join(ROOT, "tools", "bench", "insn_count.c")
+PLUGIN = os.path.join(ROOT, "build", "bench", "libkite_insn.so")
+T0 = time.monotonic()
+
+
+def progress(msg):
+    print(f"[bench {time.monotonic() - T0:5.0f}s] {msg}", flush=True)
+
+
+def build_plugin():
+    """The instruction-count plugin, built against the QEMU tree it is loaded into."""
+    qemu = kitevm.qemu_binary()
+    header = os.path.join(os.path.dirname(os.path.dirname(qemu)), "src", "include", "qemu", "qemu-plugin.h")
+    if not os.path.exists(header):
+        sys.exit(f"bench: no {header}: rebuild QEMU with tools/qemu/build.sh")
+    with open(os.path.join(os.path.dirname(qemu), "config-host.h")) as f:
+        if "CONFIG_PLUGIN" not in f.read():
+            sys.exit(f"bench: {qemu} was built without TCG plugins; run tools/qemu/build.sh")
+    if (not os.path.exists(PLUGIN) or os.path.getmtime(PLUGIN) < os.path.getmtime(PLUGIN_SRC)
+            or os.path.getmtime(PLUGIN) < os.path.getmtime(header)):
+        progress("building the instruction-count plugin")
+        os.makedirs(os.path.dirname(PLUGIN), exist_ok=True)
+        subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror",
+                        "-I", os.path.dirname(header), "-o", PLUGIN, PLUGIN_SRC, "-lpthread"], check=True)
+    return PLUGIN
+
+
+def insns(vm):
+    """Guest instructions the VM has executed so far (0 without counting)."""
+    if not COUNT:
+        return 0
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(vm.insn_sock)
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = s.recv(64)
+        if not chunk:
+            break
+        data += chunk
+    s.close()
+    return int(data)
+
+
+def setup(a, b):
+    """Kite (netdev + kite_ib), virtio-net and e1000e up and addressed on both VMs,
+    rdma_rxe on both virtio-nets; returns the RDMA devices and GID indices."""
+    env = {}
+    for vm, host in ((a, 1), (b, 2)):
+        vm.run(". /kite/tests/lib.sh && modprobe -a ib_uverbs rdma_ucm && load_kite 1 && "
+               "{ grep -q '^kite_ib ' /proc/modules || insmod /kite/modules/kite_ib.ko; } && "
+               "modprobe -a virtio_net e1000e", timeout=120)
+        for nic in vm.nics:
+            dev = vm.ifname(nic)
+            vm.run(f"ip link set {dev} name b{nic.model} && ip link set b{nic.model} up && "
+                   f"ip addr add {NETS[nic.model]}.{host}/24 dev b{nic.model}", timeout=60)
+        vm.run("{ modprobe crc32_generic || modprobe crc32_pclmul; } && modprobe rdma_rxe && "
+               "rdma link add rxe0 type rxe netdev bvirtio", timeout=60)
+    for vm in (a, b):
+        vm.run("for n in bkite bvirtio be1000e; do for i in $(seq 100); do "
+               "[ $(cat /sys/class/net/$n/carrier) = 1 ] && continue 2; sleep 0.1; done; exit 1; done",
+               timeout=60)
+    for kind in NETS:
+        a.run(f"timeout 30 sh -c 'until ping -c 1 -W 1 -q {NETS[kind]}.2 >/dev/null; do :; done'", timeout=60)
+    for vm, host, key in ((a, 1, "a"), (b, 2, "b")):
+        env["k" + key] = ib_of(vm, "bkite")
+        env["gk" + key] = vm.run(GID_OF.format(ib=env["k" + key], gid=v4_gid(f"{NETS['kite']}.{host}")),
+                                 timeout=30)[1].strip()
+        env["gr" + key] = vm.run(GID_OF.format(ib="rxe0", gid=v4_gid(f"{NETS['virtio']}.{host}")),
+                                 timeout=30)[1].strip()
+    return env
+
+
+def bench_tcp(a, b):
+    """{(kind, streams): {bps, bytes, tx, rx}}; tx/rx: guest instructions per GB."""
+    res = {}
+    # What one agent round trip costs (it is inside every figure below).
+    i0 = insns(a)
+    a.run("true", timeout=30)
+    agent = insns(a) - i0
+    for streams in (1, 4):
+        for kind in NETS:
+            progress(f"iperf3 -n {BYTES} -P {streams} over {kind}")
+            b.run("iperf3 -s -D -1 -p 5201", timeout=30)
+            b.run("for i in $(seq 50); do ss -Hltn 'sport = :5201' | grep -q . && exit 0; sleep 0.1; done; exit 1",
+                  timeout=30)
+            rx = f"/sys/class/net/b{kind}/statistics/rx_bytes"
+            rx0 = int(b.run(f"cat {rx}", timeout=30)[1])
+            a0, b0 = insns(a), insns(b)
+            rc, out, err = a.run(f"iperf3 -c {NETS[kind]}.2 -p 5201 -n {BYTES} -P {streams} -w {WINDOW} -J",
+                                 timeout=900, check=False)
+            # iperf3 ends the test at the sender's last write and the server closes
+            # its sockets: what is still in the send buffer may never arrive (-w
+            # bounds that to WINDOW per stream). Divide by what the receiving NIC
+            # took in once the wire is quiet, inside the same instruction window.
+            rx1 = int(b.run(f"p=0; while :; do sleep 0.5; n=$(cat {rx}); [ $n = $p ] && break; p=$n; done; "
+                            "echo $n", timeout=120)[1])
+            a1, b1 = insns(a), insns(b)
+            try:
+                bps = json.loads(out)["end"]["sum_received"]["bits_per_second"]
+            except (ValueError, KeyError):
+                raise SystemExit(f"bench: iperf3 over {kind} failed (rc {rc}): {(out + err)[-1500:]}")
+            nbytes = rx1 - rx0
+            if not COUNT:
+                a1 = b1 = nbytes  # avoid dividing by zero in report()
+            res[(kind, streams)] = {"bps": bps, "bytes": nbytes,
+                                    "tx": (a1 - a0) * 1e9 / nbytes, "rx": (b1 - b0) * 1e9 / nbytes}
+            r = res[(kind, streams)]
+            progress(f"  {nbytes / 2**20:.0f} MiB received (frames), {bps / 1e6:.0f} Mbit/s under TCG"
+                     + (f", {r['tx'] / 1e9:.2f} G insns/GB sender, {r['rx'] / 1e9:.2f} receiver" if COUNT else ""))
+    return res, agent
+
+
+def bench_rdma(a, b, env):
+    """{"write": {size: (kite MB/s, rxe MB/s)}, "lat": (kite, rxe) (t_typical, t_avg) us}."""
+    def pair(tool, args, kite):
+        if kite:
+            srv = f"{tool} -d {env['kb']} -F -x {env['gkb']} {args}"
+            cli = f"{tool} -d {env['ka']} -F -x {env['gka']} {args} {NETS['kite']}.2"
+        else:
+            srv = f"{tool} -d rxe0 -F -x {env['grb']} {args}"
+            cli = f"{tool} -d rxe0 -F -x {env['gra']} {args} {NETS['virtio']}.2"
+        try:
+            return perf_row(rdma_pair_run(None, b, a, tool, srv, cli, t=600)).split()
+        except AssertionError as e:
+            why = re.findall(r"Failed status \d+[^\n]*|Couldn't[^\n]*|Unable[^\n]*", str(e))
+            progress(f"  FAILED: {why[0] if why else str(e)[-300:]}")
+            return None
+    res = {"write": {}, "lat": {}}
+    for size, args in WRITE_BW:
+        for kite in (True, False):
+            progress(f"ib_write_bw -s {size} {args} {'Kite' if kite else 'rxe'}")
+            row = pair("ib_write_bw", f"-s {size} {args}", kite)
+            # #bytes #iterations BW-peak BW-average MsgRate (MB/s = 2^20 bytes/s)
+            res["write"].setdefault(size, {})[kite] = float(row[3]) if row else None
+            if row:
+                progress(f"  {row[3]} MB/s")
+    for kite in (True, False):
+        progress(f"ib_send_lat -n {LAT_ITERS} {'Kite' if kite else 'rxe'}")
+        row = pair("ib_send_lat", f"-n {LAT_ITERS}", kite)
+        # #bytes #iterations t_min t_max t_typical t_avg ...
+        res["lat"][kite] = (float(row[4]), float(row[5])) if row else None
+        if row:
+            progress(f"  typical {row[4]} us, average {row[5]} us")
+    return res
+
+
+def size_name(n):
+    return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB"
+
+
+def report(tcp, agent, rdma):
+    print()
+    if tcp:
+        print(f"TCP, iperf3 -n {BYTES} -w {WINDOW} per run, Kite vs virtio-net vs e1000e (same two VMs, same run)")
+        print("  throughput: ratio to virtio-net (>1 = faster)")
+        for s in (1, 4):
+            base = tcp[("virtio", s)]["bps"] or float("nan")
+            print(f"    {s} stream(s): " + "  ".join(f"{k}={tcp[(k, s)]['bps'] / base:.2f}x" for k in NETS))
+        print("  guest CPU cost: guest instructions per GB of Ethernet frames received, counted by the TCG plugin")
+        print("  on the sending and on the receiving VM; ratio to virtio-net (<1 = fewer instructions)")
+        for s in (1, 4) if COUNT else ():
+            for side, what in (("tx", "sender"), ("rx", "receiver")):
+                base = tcp[("virtio", s)][side]
+                line = "  ".join(f"{k}={tcp[(k, s)][side] / base:.2f}x" for k in NETS)
+                absl = " ".join(f"{tcp[(k, s)][side] / 1e9:.2f}" for k in NETS)
+                print(f"    {s} stream(s) {what:8}: {line}   (G insns/GB: {absl})")
+        if COUNT:
+            print(f"  (each figure includes one guest-agent round trip, {agent / 1e6:.1f} M insns)")
+        else:
+            print("    (not counted: BENCH_INSNS=0)")
+    if rdma:
+        print("RDMA, Kite<->Kite vs rdma_rxe<->rdma_rxe on virtio-net (same two VMs, same run)")
+        opts = dict(WRITE_BW)
+        for size, r in rdma["write"].items():
+            head = f"  ib_write_bw {size_name(size):7}"
+            if r[True] is None or r[False] is None:
+                print(f"{head}: failed ({'Kite' if r[True] is None else 'rxe'}; see above)")
+                continue
+            print(f"{head}: Kite = {r[True] / r[False]:6.1f}x rxe bandwidth "
+                  f"(MB/s under TCG: Kite {r[True]:.1f}, rxe {r[False]:.1f}; {opts[size]})")
+        if None in rdma["lat"].values():
+            print("  ib_send_lat       : failed (see above)")
+        else:
+            (kt, ka), (rt, ra) = rdma["lat"][True], rdma["lat"][False]
+            print(f"  ib_send_lat       : Kite = {kt / rt:.3f}x rxe latency, typical "
+                  f"({ka / ra:.3f}x average; us under TCG: Kite {kt:.1f}/{ka:.1f}, rxe {rt:.1f}/{ra:.1f})")
+        print("  goal (issue 4): bandwidth >= 10x, latency < 0.2x")
 
 
 def main():
-    payload = build_payload("6.1")
-    results = {}
-    with kitevm.pair(kernel="6.1", payload=payload, extra=("virtio", "e1000e")) as topo:
+    progress("preparing: instruction-count plugin, payload with rdma-core")
+    plugin = build_plugin() if COUNT else None
+    payload = build_payload("6.1", rdma=ONLY != "tcp")
+    topo = kitevm.pair(kernel="6.1", payload=payload, extra=("virtio", "e1000e"), smp=1, start=False)
+    for vm in topo.vms:
+        vm.insn_sock = os.path.join(vm.workdir, "insn.sock")
+        if plugin:
+            vm.extra_args += ["-plugin", f"{plugin},sock={vm.insn_sock}"]
+    progress("booting two VMs (Kite, virtio-net, e1000e each; one wire per NIC kind)")
+    topo.start(timeout=300)
+    tcp = agent = rdma = None
+    with topo:
         a, b = topo.vms
-        for vm, host in ((a, 1), (b, 2)):
-            vm.run(". /kite/tests/lib.sh && load_kite 1", timeout=60)
-            # NICs in the order the topology added them: kite, virtio, e1000e
-            for kind, drv in (("kite", "kite"), ("virtio", "virtio_net"), ("e1000e", "e1000e")):
-                vm.run(f"modprobe {drv} 2>/dev/null; for d in /sys/class/net/*; do "
-                       f"[ \"$(basename $(readlink -f $d/device/driver 2>/dev/null) 2>/dev/null)\" = {drv} ] && "
-                       f"ip link set $(basename $d) name b{kind} && break; done; "
-                       f"ip link set b{kind} up && ip addr add {NETS[kind]}.{host}/24 dev b{kind}", timeout=60)
-        time.sleep(3)
-        for streams in (1, 4):
-            for kind in NETS:
-                b.run("iperf3 -s -D -1 -p 5201", timeout=30)
-                time.sleep(0.5)
-                rc, out, err = a.run(f"iperf3 -c {NETS[kind]}.2 -p 5201 -t {SECONDS} -P {streams} -J",
-                                     timeout=SECONDS + 60, check=False)
-                try:
-                    bps = json.loads(out)["end"]["sum_received"]["bits_per_second"]
-                except (ValueError, KeyError):
-                    bps = 0.0
-                results[(kind, streams)] = bps
-                print(f"  measured {kind:7} P={streams}", flush=True)
-    print("\niperf3 TCP throughput, ratio to virtio-net (same VMs, same run; >1 means faster):")
-    for streams in (1, 4):
-        base = results[("virtio", streams)] or float("nan")
-        line = "  ".join(f"{k}={results[(k, streams)] / base:.2f}x" for k in NETS)
-        print(f"  {streams} stream(s): {line}")
+        progress(f"booted; setting up NICs{'' if ONLY == 'tcp' else ' and RDMA devices'}")
+        env = setup(a, b)
+        if ONLY != "rdma":
+            tcp, agent = bench_tcp(a, b)
+        if ONLY != "tcp":
+            rdma = bench_rdma(a, b, env)
+    report(tcp, agent, rdma)
+    progress("done")
     return 0
 
 
 if __name__ == "__main__":
+    shutil.which("gcc") or sys.exit("bench: needs gcc (tools/setup/deps.sh build)")
     sys.exit(main())
