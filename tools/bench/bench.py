@@ -8,9 +8,11 @@ Not a test: nothing here gates CI, and absolute figures under TCG mean little.
      a QEMU TCG plugin (tools/bench/insn_count.c). Instructions are counted, not
      timed, so they do not depend on how busy the host is.
   2. RDMA: ib_write_bw (4 KiB, 64 KiB, 1 MiB) and ib_send_lat, Kite<->Kite on the
-     Kite cards against rdma_rxe<->rdma_rxe on the virtio-net NICs.
+     Kite cards against rdma_rxe<->rdma_rxe on the virtio-net NICs, and the guest
+     instructions per GB of ib_send_bw -e (event-driven, so not polling time).
 
-Environment: BENCH_BYTES (per iperf3 run, default 128M), BENCH_ONLY=tcp|rdma,
+Environment: BENCH_BYTES (per iperf3 run, default 128M), BENCH_ROUNDS (default 3),
+BENCH_ONLY=tcp|rdma,
 BENCH_INSNS=0 (no instruction counting, e.g. with a QEMU built without plugins).
 """
 import json
@@ -32,6 +34,9 @@ BYTES = os.environ.get("BENCH_BYTES", "128M")
 # Socket buffers: small enough that the unsent tail at the end of a run is
 # under 1 % of BYTES per stream, large enough not to limit TCG-speed links.
 WINDOW = "256K"
+# Each measurement is repeated: timings under TCG follow the host's load, and
+# even instruction counts move with it (batching, interrupt coalescing).
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 ONLY = os.environ.get("BENCH_ONLY", "")
 COUNT = os.environ.get("BENCH_INSNS", "1") != "0"
 NETS = {"kite": "192.0.2", "virtio": "198.51.100", "e1000e": "203.0.113"}
@@ -42,6 +47,8 @@ DRIVERS = {"virtio": "virtio_net", "e1000e": "e1000e"}
 # 8 MiB in flight, as 64 KiB x 128 does.
 WRITE_BW = ((4096, "-n 2000"), (65536, "-n 300"), (1 << 20, "-n 30 -t 8"))
 LAT_ITERS = 1000
+# ib_send_bw -e runs whose instruction counts are subtracted: size, (n0, n1).
+COST_SEND = (65536, (100, 600))
 PLUGIN_SRC = os.path.join(ROOT, "tools", "bench", "insn_count.c")
 PLUGIN = os.path.join(ROOT, "build", "bench", "libkite_insn.so")
 T0 = time.monotonic()
@@ -115,77 +122,114 @@ def setup(a, b):
     return env
 
 
+def spread(xs):
+    """Median of the per-round ratios, with their range when there are several."""
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return "failed"
+    med = xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+    return f"{med:.2f}x" + (f" [{xs[0]:.2f}-{xs[-1]:.2f}]" if len(xs) > 1 else "")
+
+
 def bench_tcp(a, b):
-    """{(kind, streams): {bps, bytes, tx, rx}}; tx/rx: guest instructions per GB."""
+    """{(kind, streams): [{bps, bytes, tx, rx} per round]}; tx/rx: guest instructions per GB."""
     res = {}
     # What one agent round trip costs (it is inside every figure below).
     i0 = insns(a)
     a.run("true", timeout=30)
     agent = insns(a) - i0
-    for streams in (1, 4):
-        for kind in NETS:
-            progress(f"iperf3 -n {BYTES} -P {streams} over {kind}")
-            b.run("iperf3 -s -D -1 -p 5201", timeout=30)
-            b.run("for i in $(seq 50); do ss -Hltn 'sport = :5201' | grep -q . && exit 0; sleep 0.1; done; exit 1",
-                  timeout=30)
-            rx = f"/sys/class/net/b{kind}/statistics/rx_bytes"
-            rx0 = int(b.run(f"cat {rx}", timeout=30)[1])
-            a0, b0 = insns(a), insns(b)
-            rc, out, err = a.run(f"iperf3 -c {NETS[kind]}.2 -p 5201 -n {BYTES} -P {streams} -w {WINDOW} -J",
-                                 timeout=900, check=False)
-            # iperf3 ends the test at the sender's last write and the server closes
-            # its sockets: what is still in the send buffer may never arrive (-w
-            # bounds that to WINDOW per stream). Divide by what the receiving NIC
-            # took in once the wire is quiet, inside the same instruction window.
-            rx1 = int(b.run(f"p=0; while :; do sleep 0.5; n=$(cat {rx}); [ $n = $p ] && break; p=$n; done; "
-                            "echo $n", timeout=120)[1])
-            a1, b1 = insns(a), insns(b)
-            try:
-                bps = json.loads(out)["end"]["sum_received"]["bits_per_second"]
-            except (ValueError, KeyError):
-                raise SystemExit(f"bench: iperf3 over {kind} failed (rc {rc}): {(out + err)[-1500:]}")
-            nbytes = rx1 - rx0
-            if not COUNT:
-                a1 = b1 = nbytes  # avoid dividing by zero in report()
-            res[(kind, streams)] = {"bps": bps, "bytes": nbytes,
-                                    "tx": (a1 - a0) * 1e9 / nbytes, "rx": (b1 - b0) * 1e9 / nbytes}
-            r = res[(kind, streams)]
-            progress(f"  {nbytes / 2**20:.0f} MiB received (frames), {bps / 1e6:.0f} Mbit/s under TCG"
-                     + (f", {r['tx'] / 1e9:.2f} G insns/GB sender, {r['rx'] / 1e9:.2f} receiver" if COUNT else ""))
+    # Rounds go over every NIC in turn, so a change in host load hits them all.
+    for rnd in range(1, ROUNDS + 1):
+        for streams in (1, 4):
+            for kind in NETS:
+                progress(f"round {rnd}/{ROUNDS}: iperf3 -n {BYTES} -P {streams} over {kind}")
+                b.run("iperf3 -s -D -1 -p 5201", timeout=30)
+                b.run("for i in $(seq 50); do ss -Hltn 'sport = :5201' | grep -q . && exit 0; sleep 0.1; done; "
+                      "exit 1", timeout=30)
+                rx = f"/sys/class/net/b{kind}/statistics/rx_bytes"
+                rx0 = int(b.run(f"cat {rx}", timeout=30)[1])
+                a0, b0 = insns(a), insns(b)
+                rc, out, err = a.run(f"iperf3 -c {NETS[kind]}.2 -p 5201 -n {BYTES} -P {streams} -w {WINDOW} -J",
+                                     timeout=900, check=False)
+                # iperf3 ends the test at the sender's last write and the server closes
+                # its sockets: what is still in the send buffer may never arrive (-w
+                # bounds that to WINDOW per stream). Divide by what the receiving NIC
+                # took in once the wire is quiet, inside the same instruction window.
+                rx1 = int(b.run(f"p=0; while :; do sleep 0.5; n=$(cat {rx}); [ $n = $p ] && break; p=$n; done; "
+                                "echo $n", timeout=120)[1])
+                a1, b1 = insns(a), insns(b)
+                try:
+                    bps = json.loads(out)["end"]["sum_received"]["bits_per_second"]
+                except (ValueError, KeyError):
+                    raise SystemExit(f"bench: iperf3 over {kind} failed (rc {rc}): {(out + err)[-1500:]}")
+                nbytes = rx1 - rx0
+                if not COUNT:
+                    a1 = b1 = nbytes  # avoid dividing by zero in report()
+                r = {"bps": bps, "bytes": nbytes, "tx": (a1 - a0) * 1e9 / nbytes, "rx": (b1 - b0) * 1e9 / nbytes}
+                res.setdefault((kind, streams), []).append(r)
+                progress(f"  {nbytes / 2**20:.0f} MiB received (frames), {bps / 1e6:.0f} Mbit/s under TCG"
+                         + (f", {r['tx'] / 1e9:.2f} G insns/GB sender, {r['rx'] / 1e9:.2f} receiver"
+                            if COUNT else ""))
     return res, agent
 
 
 def bench_rdma(a, b, env):
-    """{"write": {size: (kite MB/s, rxe MB/s)}, "lat": (kite, rxe) (t_typical, t_avg) us}."""
+    """{"write": {size: {kite: [MB/s per round]}}, "lat": {kite: [(t_typical, t_avg) us per round]},
+    "cost": {kite: (sender, receiver) insns/GB}}; kite is True (Kite) or False (rxe); None: failed."""
     def pair(tool, args, kite):
+        """perftest's result row and the instructions (client VM, server VM) of the
+        successful try; (None, None) when both tries fail."""
         if kite:
             srv = f"{tool} -d {env['kb']} -F -x {env['gkb']} {args}"
             cli = f"{tool} -d {env['ka']} -F -x {env['gka']} {args} {NETS['kite']}.2"
         else:
             srv = f"{tool} -d rxe0 -F -x {env['grb']} {args}"
             cli = f"{tool} -d rxe0 -F -x {env['gra']} {args} {NETS['virtio']}.2"
-        try:
-            return perf_row(rdma_pair_run(None, b, a, tool, srv, cli, t=600)).split()
-        except AssertionError as e:
-            why = re.findall(r"Failed status \d+[^\n]*|Couldn't[^\n]*|Unable[^\n]*", str(e))
-            progress(f"  FAILED: {why[0] if why else str(e)[-300:]}")
-            return None
-    res = {"write": {}, "lat": {}}
-    for size, args in WRITE_BW:
+        for attempt in (1, 2):
+            a0, b0 = insns(a), insns(b)
+            try:
+                row = perf_row(rdma_pair_run(None, b, a, tool, srv, cli, t=300)).split()
+                return row, (insns(a) - a0, insns(b) - b0)
+            except AssertionError as e:
+                why = re.findall(r"Failed status \d+[^\n]*|Couldn't[^\n]*|Unable[^\n]*|[^\n]*not available[^\n]*",
+                                 str(e))
+                progress(f"  FAILED (try {attempt} of 2): {why[0].strip() if why else str(e)[-300:]}")
+        return None, None
+    res = {"write": {}, "lat": {True: [], False: []}, "cost": {}}
+    for rnd in range(1, ROUNDS + 1):
+        for size, args in WRITE_BW:
+            for kite in (True, False):
+                progress(f"round {rnd}/{ROUNDS}: ib_write_bw -s {size} {args} {'Kite' if kite else 'rxe'}")
+                row, _ = pair("ib_write_bw", f"-s {size} {args}", kite)
+                # #bytes #iterations BW-peak BW-average MsgRate (MB/s = 2^20 bytes/s)
+                res["write"].setdefault(size, {True: [], False: []})[kite].append(float(row[3]) if row else None)
+                if row:
+                    progress(f"  {row[3]} MB/s")
         for kite in (True, False):
-            progress(f"ib_write_bw -s {size} {args} {'Kite' if kite else 'rxe'}")
-            row = pair("ib_write_bw", f"-s {size} {args}", kite)
-            # #bytes #iterations BW-peak BW-average MsgRate (MB/s = 2^20 bytes/s)
-            res["write"].setdefault(size, {})[kite] = float(row[3]) if row else None
+            progress(f"round {rnd}/{ROUNDS}: ib_send_lat -n {LAT_ITERS} {'Kite' if kite else 'rxe'}")
+            row, _ = pair("ib_send_lat", f"-n {LAT_ITERS}", kite)
+            # #bytes #iterations t_min t_max t_typical t_avg ...
+            res["lat"][kite].append((float(row[4]), float(row[5])) if row else None)
             if row:
-                progress(f"  {row[3]} MB/s")
-    for kite in (True, False):
-        progress(f"ib_send_lat -n {LAT_ITERS} {'Kite' if kite else 'rxe'}")
-        row = pair("ib_send_lat", f"-n {LAT_ITERS}", kite)
-        # #bytes #iterations t_min t_max t_typical t_avg ...
-        res["lat"][kite] = (float(row[4]), float(row[5])) if row else None
-        if row:
-            progress(f"  typical {row[4]} us, average {row[5]} us")
+                progress(f"  typical {row[4]} us, average {row[5]} us")
+    # Guest CPU cost: with -e perftest sleeps on completion events instead of
+    # polling, so the count is work, not waiting (perftest offers -e for SEND,
+    # not WRITE). Two runs that differ only in their iteration count cancel
+    # setup and teardown.
+    if COUNT:
+        size, (n0, n1) = COST_SEND
+        for kite in (True, False):
+            progress(f"ib_send_bw -e -s {size} -n {n0} and -n {n1} {'Kite' if kite else 'rxe'}: instructions")
+            used = []
+            for n in (n0, n1):
+                row, cnt = pair("ib_send_bw", f"-e -s {size} -n {n}", kite)
+                if not row:
+                    break
+                used.append(cnt)
+            else:
+                nbytes = (n1 - n0) * size
+                res["cost"][kite] = tuple((used[1][i] - used[0][i]) * 1e9 / nbytes for i in (0, 1))
+                progress("  %.3f G insns/GB sender, %.3f receiver" % tuple(x / 1e9 for x in res["cost"][kite]))
     return res
 
 
@@ -195,40 +239,49 @@ def size_name(n):
 
 def report(tcp, agent, rdma):
     print()
+    rounds = f"median of {ROUNDS} rounds [range]" if ROUNDS > 1 else "one round"
     if tcp:
-        print(f"TCP, iperf3 -n {BYTES} -w {WINDOW} per run, Kite vs virtio-net vs e1000e (same two VMs, same run)")
+        print(f"TCP, iperf3 -n {BYTES} -w {WINDOW}, Kite vs virtio-net vs e1000e (same two VMs, same run; {rounds})")
         print("  throughput: ratio to virtio-net (>1 = faster)")
         for s in (1, 4):
-            base = tcp[("virtio", s)]["bps"] or float("nan")
-            print(f"    {s} stream(s): " + "  ".join(f"{k}={tcp[(k, s)]['bps'] / base:.2f}x" for k in NETS))
-        print("  guest CPU cost: guest instructions per GB of Ethernet frames received, counted by the TCG plugin")
-        print("  on the sending and on the receiving VM; ratio to virtio-net (<1 = fewer instructions)")
+            print(f"    {s} stream(s): " + "  ".join(
+                f"{k}=" + spread([r["bps"] / v["bps"] for r, v in zip(tcp[(k, s)], tcp[("virtio", s)])])
+                for k in NETS if k != "virtio"))
+        if COUNT:
+            print("  guest CPU cost: guest instructions per GB of Ethernet frames received, counted by the TCG plugin")
+            print("  on the sending and on the receiving VM; ratio to virtio-net (<1 = fewer instructions)")
         for s in (1, 4) if COUNT else ():
             for side, what in (("tx", "sender"), ("rx", "receiver")):
-                base = tcp[("virtio", s)][side]
-                line = "  ".join(f"{k}={tcp[(k, s)][side] / base:.2f}x" for k in NETS)
-                absl = " ".join(f"{tcp[(k, s)][side] / 1e9:.2f}" for k in NETS)
+                line = "  ".join(f"{k}=" + spread([r[side] / v[side] for r, v in zip(tcp[(k, s)], tcp[("virtio", s)])])
+                                 for k in NETS if k != "virtio")
+                absl = " ".join(f"{k} {sorted(r[side] for r in tcp[(k, s)])[len(tcp[(k, s)]) // 2] / 1e9:.2f}"
+                                for k in NETS)
                 print(f"    {s} stream(s) {what:8}: {line}   (G insns/GB: {absl})")
         if COUNT:
-            print(f"  (each figure includes one guest-agent round trip, {agent / 1e6:.1f} M insns)")
+            print(f"  (each count includes about one guest-agent round trip, {agent / 1e6:.1f} M instructions)")
         else:
-            print("    (not counted: BENCH_INSNS=0)")
+            print("    (instructions not counted: BENCH_INSNS=0)")
     if rdma:
-        print("RDMA, Kite<->Kite vs rdma_rxe<->rdma_rxe on virtio-net (same two VMs, same run)")
+        print(f"RDMA, Kite<->Kite vs rdma_rxe<->rdma_rxe on virtio-net (same two VMs, same run; {rounds})")
         opts = dict(WRITE_BW)
         for size, r in rdma["write"].items():
-            head = f"  ib_write_bw {size_name(size):7}"
-            if r[True] is None or r[False] is None:
-                print(f"{head}: failed ({'Kite' if r[True] is None else 'rxe'}; see above)")
-                continue
-            print(f"{head}: Kite = {r[True] / r[False]:6.1f}x rxe bandwidth "
-                  f"(MB/s under TCG: Kite {r[True]:.1f}, rxe {r[False]:.1f}; {opts[size]})")
-        if None in rdma["lat"].values():
-            print("  ib_send_lat       : failed (see above)")
-        else:
-            (kt, ka), (rt, ra) = rdma["lat"][True], rdma["lat"][False]
-            print(f"  ib_send_lat       : Kite = {kt / rt:.3f}x rxe latency, typical "
-                  f"({ka / ra:.3f}x average; us under TCG: Kite {kt:.1f}/{ka:.1f}, rxe {rt:.1f}/{ra:.1f})")
+            ratios = [k / x if k is not None and x else None for k, x in zip(r[True], r[False])]
+            fails = sum(v is None for v in r[True] + r[False])
+            med = {w: sorted(v for v in r[w] if v is not None) for w in (True, False)}
+            mb = " ".join(f"{n} {med[w][len(med[w]) // 2]:.1f}" if med[w] else f"{n} failed"
+                          for n, w in (("Kite", True), ("rxe", False)))
+            print(f"  ib_write_bw {size_name(size):7} ({opts[size]}): Kite/rxe bandwidth = {spread(ratios)}   "
+                  f"(MB/s under TCG: {mb}" + (f"; {fails} run(s) failed" if fails else "") + ")")
+        for i, what in ((0, "typical"), (1, "average")):
+            ratios = [k[i] / x[i] if k and x else None for k, x in zip(rdma["lat"][True], rdma["lat"][False])]
+            print(f"  ib_send_lat ({what:7}): Kite/rxe latency = {spread(ratios)}")
+        if len(rdma["cost"]) == 2:
+            k, r = rdma["cost"][True], rdma["cost"][False]
+            print(f"  guest CPU cost, ib_send_bw -e {size_name(COST_SEND[0])}: Kite/rxe instructions per GB = "
+                  f"{k[0] / r[0]:.3f}x on the sender, {k[1] / r[1]:.3f}x on the receiver "
+                  f"(G insns/GB: Kite {k[0] / 1e9:.3f}/{k[1] / 1e9:.3f}, rxe {r[0] / 1e9:.2f}/{r[1] / 1e9:.2f})")
+        elif COUNT:
+            print("  guest CPU cost, ib_send_bw -e: failed (see above)")
         print("  goal (issue 4): bandwidth >= 10x, latency < 0.2x")
 
 
