@@ -175,7 +175,8 @@ def bench_tcp(a, b):
 
 def bench_rdma(a, b, env):
     """{"write": {size: {kite: [MB/s per round]}}, "lat": {kite: [(t_typical, t_avg) us per round]},
-    "cost": {kite: (sender, receiver) insns/GB}}; kite is True (Kite) or False (rxe); None: failed."""
+    "cost": {kite: (sender, receiver) insns/GB}, "failed": [each failed try]}; kite is True (Kite)
+    or False (rxe); None: both tries failed."""
     def pair(tool, args, kite):
         """perftest's result row and the instructions (client VM, server VM) of the
         successful try; (None, None) when both tries fail."""
@@ -193,9 +194,11 @@ def bench_rdma(a, b, env):
             except AssertionError as e:
                 why = re.findall(r"Failed status \d+[^\n]*|Couldn't[^\n]*|Unable[^\n]*|[^\n]*not available[^\n]*",
                                  str(e))
-                progress(f"  FAILED (try {attempt} of 2): {why[0].strip() if why else str(e)[-300:]}")
+                why = why[0].strip() if why else str(e)[-300:]
+                progress(f"  FAILED (try {attempt} of 2): {why}")
+                res["failed"].append(f"{tool} {args} {'Kite' if kite else 'rxe'}: {why}")
         return None, None
-    res = {"write": {}, "lat": {True: [], False: []}, "cost": {}}
+    res = {"write": {}, "lat": {True: [], False: []}, "cost": {}, "failed": []}
     for rnd in range(1, ROUNDS + 1):
         for size, args in WRITE_BW:
             for kite in (True, False):
@@ -282,6 +285,8 @@ def report(tcp, agent, rdma):
                   f"(G insns/GB: Kite {k[0] / 1e9:.3f}/{k[1] / 1e9:.3f}, rxe {r[0] / 1e9:.2f}/{r[1] / 1e9:.2f})")
         elif COUNT:
             print("  guest CPU cost, ib_send_bw -e: failed (see above)")
+        for f in rdma["failed"]:
+            print(f"  failed try (retried once): {f}")
         print("  goal (issue 4): bandwidth >= 10x, latency < 0.2x")
 
 
