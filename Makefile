@@ -16,7 +16,7 @@ all: model kernel fabric
 help:
 	@echo "make demo        boot two emulated hosts with Kite cards, show link, ping, iperf3"
 	@echo "make test        build everything stale and run the test suites (~30-45 min fresh)"
-	@echo "make bench       benchmarks: Kite vs virtio-net/e1000e (not tests)"
+	@echo "make bench       benchmarks: Kite vs virtio-net/e1000e and vs rdma_rxe (not tests, ~10-12 min)"
 	@echo "make test-6.12   the VM suites on Debian's 6.12 kernel"
 	@echo "make selftests   the kernel's own NIC selftests (6.12 guest) against Kite"
 	@echo "make rtl-check   RTL lint, testbenches and synthesis only"
@@ -83,7 +83,10 @@ selftests:
 demo: model kernel fabric qemu images
 	@python3 tools/demo/demo.py
 
+# Not a test: ratios Kite vs virtio-net/e1000e (TCP, guest insns per GB) and vs rdma_rxe.
 bench: model kernel fabric qemu images
+	@echo "[bench] rdma-core with the Kite provider (cached)"
+	@tools/rdma-core/build.sh >/dev/null
 	@python3 tools/bench/bench.py
 
 rtl-check:

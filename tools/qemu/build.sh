@@ -5,7 +5,9 @@
 #   $KITE_CACHE/qemu/<debian source version>/   (KITE_CACHE defaults to /var/cache/kite)
 #       *.dsc *.orig.tar.xz *.debian.tar.xz      the Debian source package
 #       src/                                     dpkg-source -x tree (Debian patches applied)
-#       build/                                   out-of-tree build; qemu-system-x86_64 lands here
+#       build-<flags hash>/                      out-of-tree build; qemu-system-x86_64 lands here
+#                                                (keyed by the configure flags so that trees with
+#                                                different flags never wipe each other's build)
 #   $KITE_CACHE/qemu/current -> <version>        the last successful build
 #
 # Editing tools/qemu/kite/* recompiles only the adapter and relinks; configure
@@ -39,7 +41,11 @@ configure_flags=(
     --enable-virtfs --enable-attr --enable-cap-ng
     # x86_64-softmmu requires libfdt (microvm); use Debian's, the dfsg tree has no dtc.
     --enable-fdt=system
+    # TCG plugins: make bench counts guest instructions per GB (tools/bench/insn_count.c).
+    --enable-plugins
 )
+want_flags=$(printf '%s\n' "${configure_flags[@]}")
+bld_name=build-$(printf '%s' "$want_flags" | sha256sum | cut -c1-8)
 
 # The whole script is one function so that editing it while a build runs is safe.
 main() {
@@ -63,7 +69,7 @@ apt_version() {
 current_version() {
     local t
     t=$(readlink "$qcache/current" 2>/dev/null) || return 1
-    [ -x "$qcache/$t/build/$binary_name" ] || return 1
+    [ -x "$qcache/$t/$bld_name/$binary_name" ] || return 1
     printf '%s\n' "$t"
 }
 
@@ -76,13 +82,13 @@ print_datadirs() {
 case ${1:-} in
 --print-path)
     ver=$(current_version || apt_version) || die "no QEMU build found under $qcache and apt cannot name a version; run $0"
-    printf '%s\n' "$qcache/$ver/build/$binary_name"
+    printf '%s\n' "$qcache/$ver/$bld_name/$binary_name"
     exit 0 ;;
 --print-datadirs)
     print_datadirs
     exit 0 ;;
 --help|-h)
-    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 0 ;;
 '') ;;
 *) die "unknown option $1 (see --help)" ;;
@@ -97,8 +103,14 @@ if ! ver=$(apt_version); then
 fi
 vdir="$qcache/$ver"
 src="$vdir/src"
-bld="$vdir/build"
+bld="$vdir/$bld_name"
 mkdir -p "$vdir"
+# One build per tree at a time: several worktrees share this cache.
+exec 9>"$vdir/.$bld_name.lock"
+if ! flock -n 9; then
+    log "another build of $bld_name is running; waiting for it"
+    flock 9
+fi
 
 # 1. Source package: reuse anything already downloaded (e.g. $KITE_CACHE/src), then let
 #    apt fetch what is missing (it verifies the hashes and skips files already present).
@@ -163,13 +175,12 @@ hook "$src/hw/net/Kconfig" "source kite/Kconfig"
 
 # 3. Configure, once per set of flags.
 flags_file="$bld/.kite-configure-flags"
-want_flags=$(printf '%s\n' "${configure_flags[@]}")
 if [ ! -f "$bld/build.ninja" ] || [ ! -f "$flags_file" ] || [ "$(cat "$flags_file")" != "$want_flags" ]; then
     log "configuring ($bld)"
     rm -rf "$bld"
     mkdir -p "$bld"
-    (cd "$bld" && "$src/configure" "${configure_flags[@]}") > "$vdir/configure.log" 2>&1 ||
-        { tail -n 30 "$vdir/configure.log" >&2; die "configure failed, see $vdir/configure.log"; }
+    (cd "$bld" && "$src/configure" "${configure_flags[@]}") > "$vdir/configure.$bld_name.log" 2>&1 ||
+        { tail -n 30 "$vdir/configure.$bld_name.log" >&2; die "configure failed, see $vdir/configure.$bld_name.log"; }
     printf '%s\n' "$want_flags" > "$flags_file"
 fi
 
