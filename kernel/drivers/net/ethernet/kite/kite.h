@@ -248,6 +248,14 @@ struct kite_aux_events {
 	void *ctx;
 };
 
+/* Kinds of queue kite.ko creates for its netdev (see kite_dev.eth_own). */
+enum kite_own_kind {
+	KITE_OWN_CQ,
+	KITE_OWN_SQ,
+	KITE_OWN_RQ,
+	KITE_OWN_NR,
+};
+
 struct kite_dev {
 	struct pci_dev *pdev;
 	struct devlink *devlink;
@@ -271,6 +279,11 @@ struct kite_dev {
 	struct kite_eq *comp_eqs;
 	u32 num_comp_eqs;
 	struct net_device *netdev;
+	/* Queue numbers kite.ko owns: an error event for any other queue
+	 * belongs to kite_ib (a user's CQ), not to the netdev.
+	 */
+	unsigned long *eth_own[KITE_OWN_NR];
+	u32 eth_own_bits[KITE_OWN_NR];
 	struct kite_aux_dev *rdma_adev;
 	struct kite_aux_events __rcu *aux_events;
 	struct mutex aux_lock;		/* aux_events registration */
@@ -391,6 +404,10 @@ void kite_devlink_unregister(struct kite_dev *kdev);
 int kite_aux_init(struct kite_dev *kdev);
 void kite_aux_cleanup(struct kite_dev *kdev);
 void kite_aux_dispatch_comp(struct kite_dev *kdev, u32 cqn);
+int kite_own_init(struct kite_dev *kdev);
+void kite_own_set(struct kite_dev *kdev, enum kite_own_kind kind, u32 id,
+		  bool own);
+bool kite_owns(struct kite_dev *kdev, enum kite_own_kind kind, u32 id);
 void kite_aux_dispatch_event(struct kite_dev *kdev, const struct kite_eqe *eqe);
 
 #endif /* _KITE_H */

@@ -33,6 +33,44 @@ static void kite_eq_arm(struct kite_eq *eq)
 	writel(kite_db_val(eq->eqn, eq->ci), eq->kdev->db + KITE_DB_EQ_ARM);
 }
 
+int kite_own_init(struct kite_dev *kdev)
+{
+	struct device *dev = kite_dev_dev(kdev);
+	u32 max[KITE_OWN_NR] = {
+		[KITE_OWN_CQ] = le16_to_cpu(kdev->caps.max_cq),
+		[KITE_OWN_SQ] = le16_to_cpu(kdev->caps.max_sq),
+		[KITE_OWN_RQ] = le16_to_cpu(kdev->caps.max_rq),
+	};
+	int i;
+
+	for (i = 0; i < KITE_OWN_NR; i++) {
+		/* Queue numbers start at 1; 0 means none. */
+		kdev->eth_own_bits[i] = max[i] + 1;
+		kdev->eth_own[i] = devm_bitmap_zalloc(dev, max[i] + 1,
+						      GFP_KERNEL);
+		if (!kdev->eth_own[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void kite_own_set(struct kite_dev *kdev, enum kite_own_kind kind, u32 id,
+		  bool own)
+{
+	if (id >= kdev->eth_own_bits[kind])
+		return;
+	if (own)
+		set_bit(id, kdev->eth_own[kind]);
+	else
+		clear_bit(id, kdev->eth_own[kind]);
+}
+
+bool kite_owns(struct kite_dev *kdev, enum kite_own_kind kind, u32 id)
+{
+	return id && id < kdev->eth_own_bits[kind] &&
+	       test_bit(id, kdev->eth_own[kind]);
+}
+
 static void kite_async_eqe(struct kite_dev *kdev, const struct kite_eqe *eqe)
 {
 	struct device *dev = kite_dev_dev(kdev);
@@ -52,12 +90,18 @@ static void kite_async_eqe(struct kite_dev *kdev, const struct kite_eqe *eqe)
 				    kite_health_syndrome_str(data), data);
 		break;
 	case KITE_EQE_TYPE_WQ_ERROR:
+		if (!kite_owns(kdev, eqe->subtype ? KITE_OWN_RQ : KITE_OWN_SQ,
+			       obj))
+			break;
 		dev_err_ratelimited(dev,
 				    "queue %u entered the error state: syndrome %s (0x%x)\n",
 				    obj, kite_syndrome_str(data), data);
 		kite_netdev_queue_error(kdev);
 		break;
 	case KITE_EQE_TYPE_CQ_ERROR:
+		/* A user's RDMA CQ that overflowed is kite_ib's business. */
+		if (!kite_owns(kdev, KITE_OWN_CQ, obj))
+			break;
 		dev_err_ratelimited(dev, "CQ %u error (overflow or DMA)\n",
 				    obj);
 		kite_netdev_queue_error(kdev);
@@ -260,6 +304,7 @@ int kite_cq_alloc(struct kite_dev *kdev, struct kite_cq *cq, u32 log_size,
 		return err;
 	}
 	WRITE_ONCE(cq->cqn, le32_to_cpu(out.id));
+	kite_own_set(kdev, KITE_OWN_CQ, cq->cqn, true);
 	return 0;
 }
 
@@ -269,8 +314,10 @@ void kite_cq_free(struct kite_dev *kdev, struct kite_cq *cq)
 
 	if (!cq->ring)
 		return;
-	if (cq->cqn)
+	if (cq->cqn) {
 		kite_destroy_obj(kdev, KITE_CMD_OPCODE_DESTROY_CQ, cq->cqn);
+		kite_own_set(kdev, KITE_OWN_CQ, cq->cqn, false);
+	}
 	WRITE_ONCE(cq->cqn, 0);
 	dma_free_coherent(kite_dev_dev(kdev), sz, cq->ring, cq->dma);
 	cq->ring = NULL;

@@ -110,7 +110,7 @@ static int kite_query_device(struct kite_dev *kdev)
 		return err;
 	}
 	kdev->fw.version_str[sizeof(kdev->fw.version_str) - 1] = 0;
-	return 0;
+	return kite_own_init(kdev);
 }
 
 static int kite_irq_init(struct kite_dev *kdev)

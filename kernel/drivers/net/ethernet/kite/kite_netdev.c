@@ -59,8 +59,11 @@ static int kite_create_wq(struct kite_dev *kdev, u16 opcode, dma_addr_t base,
 	int err;
 
 	err = kite_cmd_exec(kdev, opcode, &in, sizeof(in), &out, sizeof(out));
-	if (!err)
+	if (!err) {
 		*id = le32_to_cpu(out.id);
+		kite_own_set(kdev, opcode == KITE_CMD_OPCODE_CREATE_SQ ?
+			     KITE_OWN_SQ : KITE_OWN_RQ, *id, true);
+	}
 	return err;
 }
 
@@ -74,8 +77,10 @@ static void kite_txq_destroy(struct kite_priv *priv, struct kite_channel *ch)
 	struct kite_txq *txq = &ch->txq;
 	struct kite_dev *kdev = priv->kdev;
 
-	if (txq->sqn)
+	if (txq->sqn) {
 		kite_destroy_obj(kdev, KITE_CMD_OPCODE_DESTROY_SQ, txq->sqn);
+		kite_own_set(kdev, KITE_OWN_SQ, txq->sqn, false);
+	}
 	txq->sqn = 0;
 	kite_cq_free(kdev, &txq->cq);
 	if (txq->bufs)
@@ -140,8 +145,10 @@ static void kite_rxq_destroy(struct kite_priv *priv, struct kite_channel *ch)
 	struct kite_rxq *rxq = &ch->rxq;
 	struct kite_dev *kdev = priv->kdev;
 
-	if (rxq->rqn)
+	if (rxq->rqn) {
 		kite_destroy_obj(kdev, KITE_CMD_OPCODE_DESTROY_RQ, rxq->rqn);
+		kite_own_set(kdev, KITE_OWN_RQ, rxq->rqn, false);
+	}
 	rxq->rqn = 0;
 	kite_cq_free(kdev, &rxq->cq);
 	if (rxq->pages)
