@@ -471,6 +471,28 @@ TEST_F(Rdma, RcRead1MiBMultiPacket) {
     EXPECT_EQ(b.stats(stats_scope::QP, qb.qpn).tx_packets, 256u);
 }
 
+// A requester keeps at most 256 packets unacknowledged (operation.rst), so a
+// deep SQ cannot flood the path, and the window reopens with each ACK.
+TEST_F(Rdma, SendWindowBoundsPacketsInFlight) {
+    connect(3);  // path MTU 1024: a 1 MiB WRITE is 1024 packets
+    const uint32_t n = 1 << 20;
+    Mr sa = a.reg(n, A_LW), rb = b.reg(n, A_LW | A_RW);
+    fill(a.ptr(sa), n, 3);
+    a.post_send(qa, wqe_opcode::WRITE, {sge(sa, 0, n)}, rb.va, rb.key);
+    for (int i = 0; i < 64; i++)
+        a.h.pump();
+    size_t out = 0;
+    for (auto &f : a.h.wire[0])
+        out += !(f.size() == 16 && std::memcmp(f.data(), "KITEOS", 6) == 0);
+    EXPECT_EQ(out, 256u);
+    auto c = wait(a, 1);
+    ASSERT_EQ(c.size(), 1u);
+    EXPECT_EQ(c[0].status, cqe_status::SUCCESS);
+    EXPECT_EQ(std::memcmp(b.ptr(rb), a.ptr(sa), n), 0);
+    EXPECT_EQ(a.stats(stats_scope::QP, qa.qpn).tx_packets, 1024u);  // nothing resent
+    EXPECT_EQ(a.stats(stats_scope::QP, qa.qpn).timeouts, 0u);
+}
+
 TEST_F(Rdma, RcAtomics) {
     connect();
     Mr la = a.reg(64, A_LW), rb = b.reg(64, A_LW | A_RA);
