@@ -149,7 +149,8 @@ module kite_qm #(
   assign cfg_ready_o = !wq_valid_i && !c_valid_q && fl_idle && !done_valid_i &&
                        (cfg_rq_i || !sq_busy_q[cfg_qn_i]);
   assign cfg_go = cfg_valid_i && cfg_ready_o;
-  assign cfg_restart = cfg_state_i == ST_RST || (cfg_state_i == ST_RDY && cfg_old_st == ST_RST);
+  // An invalid context is written as is (the model ignores it: wq_ctx_written).
+  assign cfg_restart = cfg_en_i && (cfg_state_i == ST_RST || (cfg_state_i == ST_RDY && cfg_old_st == ST_RST));
   assign cfg_flush = cfg_en_i && cfg_state_i == ST_ERR && cfg_old_st != ST_ERR;
 
   assign done_ready_o = fl_q != FL_END && (!done_err_i || fl_idle);

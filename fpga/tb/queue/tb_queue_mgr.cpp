@@ -133,6 +133,7 @@ struct Bench {
 
     // Driver side.
     std::vector<uint16_t> drv_pi = std::vector<uint16_t>(NQ), drv_rq_pi = std::vector<uint16_t>(NQ);
+    std::vector<uint16_t> rung = std::vector<uint16_t>(NQ);        // last SQ index the driver rang
     std::vector<unsigned> sqs, rqs;                                // configured queue numbers
     // RTL descriptor being received.
     bool d_open = false;
@@ -249,7 +250,10 @@ struct Bench {
         cqes.clear();
         qe.wq_ctx_written(cfg_rq, cfg_qn, old);
         take_cqes(cfg_rq, cfg_qn, true);
-        if (cfg_pending->pi == 0 && cfg_pending->ci == 0) (cfg_rq ? drv_rq_pi : drv_pi)[cfg_qn] = 0;
+        if (cfg_pending->pi == 0 && cfg_pending->ci == 0) {
+            (cfg_rq ? drv_rq_pi : drv_pi)[cfg_qn] = 0;
+            if (!cfg_rq) rung[cfg_qn] = 0;
+        }
         if (!cfg_rq) note_work(cfg_qn);
         cfg_taken = true;
         cfg_pending = nullptr;
@@ -409,6 +413,7 @@ struct Bench {
             const auto &c = rq ? hw.rq[qn] : hw.sq[qn];
             uint16_t &dp = rq ? drv_rq_pi[qn] : drv_pi[qn];
             if (uint16_t(pi - c.ci) > uint16_t(dp - c.ci)) dp = pi;
+            if (!rq && uint16_t(pi - c.ci) > uint16_t(rung[qn] - c.ci)) rung[qn] = pi;
             (void)pi0;
             exp_acc.emplace_back(clk.cycle + 1, rq, qn, uint16_t(d.val));
             n_acc++;
@@ -625,8 +630,9 @@ struct Bench {
             uint16_t idx = drv_pi[q];
             // Re-ringing an older value (never below what was rung: doorbells
             // are posted writes in order, a driver never moves pi back).
-            if (tb::chance(rng, 0.1) && uint16_t(drv_pi[q] - c.ci) >= uint16_t(c.pi - c.ci))
-                idx = uint16_t(c.pi + tb::rnd(rng, 0, uint16_t(drv_pi[q] - c.pi)));
+            if (tb::chance(rng, 0.1) && uint16_t(drv_pi[q] - c.ci) >= uint16_t(rung[q] - c.ci))
+                idx = uint16_t(rung[q] + tb::rnd(rng, 0, uint16_t(drv_pi[q] - rung[q])));
+            if (uint16_t(idx - c.ci) <= size) rung[q] = idx;
             if (tb::chance(rng, 0.05)) idx = uint16_t(c.ci + size + tb::rnd(rng, 1, 100));  // beyond the ring
             // At the window's edge: the verdict depends on WQEs finishing
             // while the doorbell is checked (the same-cycle ci bypass).
@@ -665,7 +671,17 @@ struct Bench {
                 default: size = 8; break;
                 }
             }
-            ring(fn, db_off(page, reg), (q << 16) | uint16_t(rng()), size);
+            uint16_t idx = uint16_t(rng());
+            // A random write that happens to be a valid doorbell must not move
+            // pi backwards (no driver does; a WQE already being fetched cannot
+            // be taken back): ring beyond the window instead.
+            bool sq = reg == uint32_t(db::SQ), rq = reg == uint32_t(db::RQ);
+            if (size == 4 && (sq || rq) && q > 0 && q < unsigned(NQ)) {
+                const auto &c = rq ? hw.rq[q] : hw.sq[q];
+                if (c.valid && c.fn == fn && c.db_page == page)
+                    idx = uint16_t(c.ci + (1u << c.log_size) + tb::rnd(rng, 1, 100));
+            }
+            ring(fn, db_off(page, reg), (q << 16) | idx, size);
         }
     }
 
