@@ -19,11 +19,12 @@ public:
         : hw_(hw), q_(q), mac_(mac), roce_(roce), buf_(limits_buf) {}
     // Processes up to budget WQEs over the pending SQs; true if work remains.
     bool run(uint32_t budget);
+    // One Ethernet WQE of sqn (the RTL testbench steps SQs in the RTL's order).
+    void process_wqe(uint32_t sqn);
 
 private:
     static constexpr size_t limits_buf = spec::limits::MAX_TSO_SIZE + 64;
     enum class verdict { OK, BAD, DMA };
-    void process_wqe(uint32_t sqn);
     void complete(uint32_t sqn, uint16_t wqe_index, uint8_t opcode, uint8_t status, uint32_t bytes, uint32_t syn);
     void emit(unsigned port, uint8_t *frame, size_t len, const spec::wqe_eth &eth);
     static void emit_cb(void *ctx, uint8_t *seg, size_t len);

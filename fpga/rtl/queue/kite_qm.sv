@@ -1,0 +1,475 @@
+// Queue manager: SQ/RQ contexts, doorbell checks, round-robin SQ scheduling
+// and the flush of a queue entering ERR, as the model's QueueEngine
+// (sq_doorbell / rq_doorbell / next_sq / wq_error / wq_ctx_written,
+// fpga/model/queue/queue.cpp) and the context checks of Doorbells::write.
+//
+// Contexts (NQ SQs and NQ RQs, queue number 0 never valid) live in on-chip
+// RAM, split by writer so each RAM has one write port: static fields (written
+// by the firmware context port only), producer index (doorbells), consumer
+// index (descriptor fetch for SQs, the RX path for RQs). Valid, state, busy
+// and "may have work" are one flop per queue.
+//
+// Doorbell (from kite_doorbell, one per cycle): the context and consumer
+// index are read in the cycle the event arrives and checked in the next:
+// owner function, page binding, state RDY and index - ci <= ring size. A
+// consumer-index write or an SQ error in the checking cycle is seen by the
+// check (order: completion first, then doorbell). Accepted: pi := index and
+// the SQ may be picked; dropped: drop_o for the doorbell counter.
+//
+// Scheduler: a rotating-priority pick over SQs that are valid, RDY, may have
+// work and have no WQE in flight: one pick per cycle, and no SQ is picked
+// twice while another stays eligible. A picked SQ whose pi equals ci (work
+// already taken) is dropped from the candidates. The fetch holds at most one
+// WQE per SQ, so WQEs of one SQ complete in ring order.
+//
+// Firmware context port: writes a whole context. RST, or RDY from RST,
+// restarts pi = ci = 0; ERR from another state flushes (model's
+// wq_ctx_written). It waits until the doorbell pipeline is empty, the queue
+// has no WQE in flight and no flush runs; doorbells are held meanwhile.
+//
+// Flush: after a fetch error (done_err_i) or a firmware ERR, every posted
+// WQE ci..pi-1 completes with ERROR / WR_FLUSH_ERR on fl_*, then ci := pi.
+module kite_qm #(
+  parameter int unsigned NQ    = 512,
+  parameter int unsigned FN_W  = 5,
+  parameter int unsigned NPORT = 2,
+  parameter int unsigned NTAG  = 16     // fetch tags (credit for picks)
+) (
+  input  logic                      clk_i,
+  input  logic                      rst_ni,
+
+  // Firmware context write.
+  input  logic                      cfg_valid_i,
+  output logic                      cfg_ready_o,
+  input  logic                      cfg_rq_i,
+  input  logic [$clog2(NQ)-1:0]     cfg_qn_i,
+  input  logic                      cfg_en_i,        // context valid
+  input  logic [1:0]                cfg_state_i,     // kite_pkg::wq_state_e
+  input  logic [FN_W-1:0]           cfg_fn_i,
+  input  logic [7:0]                cfg_page_i,
+  input  logic [3:0]                cfg_log_size_i,
+  input  logic [3:0]                cfg_log_stride_i,
+  input  logic [15:0]               cfg_cqn_i,
+  input  logic [$clog2(NPORT)-1:0]  cfg_port_i,
+  input  logic [63:0]               cfg_base_i,
+  output logic                      db_stall_o,
+
+  // Doorbells from kite_doorbell.
+  input  logic                      wq_valid_i,
+  input  logic                      wq_rq_i,
+  input  logic [$clog2(NQ)-1:0]     wq_qn_i,
+  input  logic [15:0]               wq_idx_i,
+  input  logic [FN_W-1:0]           wq_fn_i,
+  input  logic [7:0]                wq_page_i,
+  // Verdict, two cycles after the event.
+  output logic                      acc_valid_o,     // accepted: rq, qn, new pi
+  output logic                      acc_rq_o,
+  output logic [$clog2(NQ)-1:0]     acc_qn_o,
+  output logic [15:0]               acc_pi_o,
+  output logic                      drop_o,
+  output logic [FN_W-1:0]           drop_fn_o,
+
+  // RQ consumer index from the RX path.
+  input  logic                      rqci_valid_i,
+  output logic                      rqci_ready_o,
+  input  logic [$clog2(NQ)-1:0]     rqci_qn_i,
+  input  logic [15:0]               rqci_ci_i,
+
+  // Pick to the descriptor fetch (always taken: credit from fetch_free_i).
+  input  logic [$clog2(NTAG+1)-1:0] fetch_free_i,
+  output logic                      pick_valid_o,
+  output logic [$clog2(NQ)-1:0]     pick_sqn_o,
+  output logic [FN_W-1:0]           pick_fn_o,
+  output logic [$clog2(NPORT)-1:0]  pick_port_o,
+  output logic [15:0]               pick_cqn_o,
+  output logic [15:0]               pick_ci_o,
+  output logic [63:0]               pick_addr_o,
+  output logic [3:0]                pick_log_stride_o,
+
+  // WQE finished by the fetch: ci := done_ci_i; done_err_i moves the SQ to
+  // ERR and flushes it.
+  input  logic                      done_valid_i,
+  output logic                      done_ready_o,
+  input  logic [$clog2(NQ)-1:0]     done_sqn_i,
+  input  logic [15:0]               done_ci_i,
+  input  logic                      done_err_i,
+  input  logic [15:0]               done_cqn_i,
+
+  // Flush completions.
+  output logic                      fl_valid_o,
+  input  logic                      fl_ready_i,
+  output logic                      fl_rq_o,
+  output logic [$clog2(NQ)-1:0]     fl_qn_o,
+  output logic [15:0]               fl_cqn_o,
+  output logic [15:0]               fl_idx_o
+);
+
+  localparam int unsigned QN_W = $clog2(NQ);
+  localparam int unsigned PW   = $clog2(NPORT);
+  localparam int unsigned CW   = $clog2(NTAG + 1);
+  localparam logic [1:0] ST_RST = 2'(kite_pkg::WQ_STATE_RST);
+  localparam logic [1:0] ST_RDY = 2'(kite_pkg::WQ_STATE_RDY);
+  localparam logic [1:0] ST_ERR = 2'(kite_pkg::WQ_STATE_ERR);
+
+  // Static context for the doorbell check: {fn, page, log_size}.
+  localparam int unsigned DW = FN_W + 8 + 4;
+  // Static SQ context for the pick: {base, log_stride, log_size, fn, cqn, port}.
+  localparam int unsigned KW = 64 + 4 + 4 + FN_W + 16 + PW;
+
+  logic [DW-1:0] sq_db_mem [NQ];
+  logic [DW-1:0] rq_db_mem [NQ];
+  logic [KW-1:0] sq_pk_mem [NQ];
+  logic [15:0]   sq_pi_mem [NQ];
+  logic [15:0]   sq_ci_mem [NQ];
+  logic [15:0]   rq_pi_mem [NQ];
+  logic [15:0]   rq_ci_mem [NQ];
+
+  // State as two flags (RST: neither): one-bit reads, decoded writes.
+  logic [NQ-1:0] sq_en_q, rq_en_q, sq_busy_q, sq_act_q;
+  logic [NQ-1:0] sq_rdy_q, sq_err_q, rq_rdy_q, rq_err_q;
+
+  // ---------------------------------------------------------------- flush FSM
+  typedef enum logic [2:0] {FL_IDLE, FL_RD, FL_LAT, FL_RUN, FL_END} fl_e;
+  fl_e           fl_q;
+  logic          fl_rq_q;
+  logic [QN_W-1:0] fl_qn_q;
+  logic [15:0]   fl_cqn_q, fl_idx_q, fl_end_q;
+  logic          fl_idle;
+  assign fl_idle = fl_q == FL_IDLE;
+
+  // ---------------------------------------------------------------- handshakes
+  logic c_valid_q;   // doorbell in the check stage
+  logic cfg_go, done_go, rqci_go;
+  logic cfg_restart, cfg_flush;
+  logic [1:0] cfg_old_st;
+
+  assign db_stall_o = cfg_valid_i;
+  assign cfg_old_st = cfg_rq_i ? {rq_err_q[cfg_qn_i], rq_rdy_q[cfg_qn_i]} :
+                                 {sq_err_q[cfg_qn_i], sq_rdy_q[cfg_qn_i]};
+  assign cfg_ready_o = !wq_valid_i && !c_valid_q && fl_idle && !done_valid_i &&
+                       (cfg_rq_i || !sq_busy_q[cfg_qn_i]);
+  assign cfg_go = cfg_valid_i && cfg_ready_o;
+  assign cfg_restart = cfg_state_i == ST_RST || (cfg_state_i == ST_RDY && cfg_old_st == ST_RST);
+  assign cfg_flush = cfg_en_i && cfg_state_i == ST_ERR && cfg_old_st != ST_ERR;
+
+  assign done_ready_o = fl_q != FL_END && (!done_err_i || fl_idle);
+  assign done_go = done_valid_i && done_ready_o;
+  assign rqci_ready_o = !cfg_valid_i && fl_q != FL_END;
+  assign rqci_go = rqci_valid_i && rqci_ready_o;
+
+  // Consumer-index write ports (one writer per cycle by the handshakes above).
+  logic            sq_ci_we, rq_ci_we;
+  logic [QN_W-1:0] sq_ci_wa, rq_ci_wa;
+  logic [15:0]     sq_ci_wd, rq_ci_wd;
+  always_comb begin
+    sq_ci_we = 1'b0;
+    sq_ci_wa = done_sqn_i;
+    sq_ci_wd = done_ci_i;
+    rq_ci_we = 1'b0;
+    rq_ci_wa = rqci_qn_i;
+    rq_ci_wd = rqci_ci_i;
+    if (cfg_go && cfg_restart) begin
+      if (cfg_rq_i) begin
+        rq_ci_we = 1'b1;
+        rq_ci_wa = cfg_qn_i;
+        rq_ci_wd = '0;
+      end else begin
+        sq_ci_we = 1'b1;
+        sq_ci_wa = cfg_qn_i;
+        sq_ci_wd = '0;
+      end
+    end else if (fl_q == FL_END) begin
+      if (fl_rq_q) begin
+        rq_ci_we = 1'b1;
+        rq_ci_wa = fl_qn_q;
+        rq_ci_wd = fl_end_q;
+      end else begin
+        sq_ci_we = 1'b1;
+        sq_ci_wa = fl_qn_q;
+        sq_ci_wd = fl_end_q;
+      end
+    end else begin
+      sq_ci_we = done_go;
+      rq_ci_we = rqci_go;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (sq_ci_we) sq_ci_mem[sq_ci_wa] <= sq_ci_wd;
+    if (rq_ci_we) rq_ci_mem[rq_ci_wa] <= rq_ci_wd;
+    if (cfg_go && !cfg_rq_i) begin
+      sq_db_mem[cfg_qn_i] <= {cfg_fn_i, cfg_page_i, cfg_log_size_i};
+      sq_pk_mem[cfg_qn_i] <= {cfg_base_i, cfg_log_stride_i, cfg_log_size_i, cfg_fn_i, cfg_cqn_i, cfg_port_i};
+    end
+    if (cfg_go && cfg_rq_i) rq_db_mem[cfg_qn_i] <= {cfg_fn_i, cfg_page_i, cfg_log_size_i};
+  end
+
+  // ---------------------------------------------------------------- doorbell check
+  logic            c_rq_q;
+  logic [QN_W-1:0] c_qn_q;
+  logic [15:0]     c_idx_q;
+  logic [FN_W-1:0] c_fn_q;
+  logic [7:0]      c_page_q;
+  logic [DW-1:0]   c_sq_db, c_rq_db;
+  logic [15:0]     c_sq_ci, c_rq_ci;
+  logic            c_fwd_q;       // a ci write to this queue in the read cycle
+  logic [15:0]     c_fwd_ci_q;
+
+  always_ff @(posedge clk_i) begin
+    c_sq_db <= sq_db_mem[wq_qn_i];
+    c_rq_db <= rq_db_mem[wq_qn_i];
+    c_sq_ci <= sq_ci_mem[wq_qn_i];
+    c_rq_ci <= rq_ci_mem[wq_qn_i];
+    c_rq_q   <= wq_rq_i;
+    c_qn_q   <= wq_qn_i;
+    c_idx_q  <= wq_idx_i;
+    c_fn_q   <= wq_fn_i;
+    c_page_q <= wq_page_i;
+    c_fwd_q  <= wq_rq_i ? (rq_ci_we && rq_ci_wa == wq_qn_i) : (sq_ci_we && sq_ci_wa == wq_qn_i);
+    c_fwd_ci_q <= wq_rq_i ? rq_ci_wd : sq_ci_wd;
+  end
+
+  logic [DW-1:0]   c_db;
+  logic [15:0]     c_ci, c_diff;
+  logic            c_en, c_own, c_rdy, c_win, c_ok;
+  logic [1:0]      c_st;
+  logic [3:0]      c_lsz;
+  always_comb begin
+    c_db = c_rq_q ? c_rq_db : c_sq_db;
+    c_ci = c_rq_q ? c_rq_ci : c_sq_ci;
+    if (c_fwd_q) c_ci = c_fwd_ci_q;
+    if (c_rq_q ? (rq_ci_we && rq_ci_wa == c_qn_q) : (sq_ci_we && sq_ci_wa == c_qn_q))
+      c_ci = c_rq_q ? rq_ci_wd : sq_ci_wd;
+    c_en  = c_rq_q ? rq_en_q[c_qn_q] : sq_en_q[c_qn_q];
+    c_st  = c_rq_q ? {rq_err_q[c_qn_q], rq_rdy_q[c_qn_q]} : {sq_err_q[c_qn_q], sq_rdy_q[c_qn_q]};
+    c_lsz = c_db[3:0];
+    c_own = c_en && c_db[DW-1 -: FN_W] == c_fn_q && c_db[4 +: 8] == c_page_q;
+    c_rdy = c_st == ST_RDY && !(!c_rq_q && done_go && done_err_i && done_sqn_i == c_qn_q);
+    c_diff = c_idx_q - c_ci;
+    c_win = {1'b0, c_diff} <= (17'd1 << c_lsz);
+    c_ok  = c_valid_q && c_own && c_rdy && c_win;
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (c_ok && !c_rq_q) sq_pi_mem[c_qn_q] <= c_idx_q;
+    else if (cfg_go && !cfg_rq_i && cfg_restart) sq_pi_mem[cfg_qn_i] <= '0;
+    if (c_ok && c_rq_q) rq_pi_mem[c_qn_q] <= c_idx_q;
+    else if (cfg_go && cfg_rq_i && cfg_restart) rq_pi_mem[cfg_qn_i] <= '0;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      c_valid_q   <= 1'b0;
+      acc_valid_o <= 1'b0;
+      drop_o      <= 1'b0;
+    end else begin
+      c_valid_q   <= wq_valid_i;
+      acc_valid_o <= c_ok;
+      drop_o      <= c_valid_q && !c_ok;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    acc_rq_o  <= c_rq_q;
+    acc_qn_o  <= c_qn_q;
+    acc_pi_o  <= c_idx_q;
+    drop_fn_o <= c_fn_q;
+  end
+
+  // ---------------------------------------------------------------- scheduler
+  logic [NQ-1:0]   elig;
+  logic            sel_any, sel_go;
+  logic [QN_W-1:0] sel;
+  (* fsm_encoding = "none" *) logic [QN_W-1:0] rr_q;  // not an FSM (yosys would extract it)
+  logic            p1_valid_q;
+  logic [QN_W-1:0] p1_sqn_q;
+
+  // First eligible after rr_q, else the first eligible: a find-first-set in
+  // two levels (groups of GW queues) keeps the logic shallow.
+  localparam int unsigned GW = 32;
+  localparam int unsigned NG = NQ / GW;
+  localparam int unsigned GB = $clog2(GW);
+  localparam int unsigned GN = $clog2(NG);
+
+  function automatic logic [GB-1:0] ffs_w(input logic [GW-1:0] v);  // index of the lowest set bit
+    begin
+      ffs_w = '0;
+      for (int i = GW - 1; i >= 0; i--) if (v[i]) ffs_w = GB'(i);
+    end
+  endfunction
+  function automatic logic [GN-1:0] ffs_g(input logic [NG-1:0] v);
+    begin
+      ffs_g = '0;
+      for (int i = NG - 1; i >= 0; i--) if (v[i]) ffs_g = GN'(i);
+    end
+  endfunction
+
+  logic [NQ-1:0] hi_mask, cand;
+  logic [NG-1:0] grp_any;
+  logic [GN-1:0] gsel;
+  logic [GB-1:0] bsel;
+  for (genvar g = 0; g < NQ; g++) begin : g_elig
+    assign elig[g]    = sq_act_q[g] && sq_en_q[g] && sq_rdy_q[g] && !sq_busy_q[g];
+    if (g == 0) begin : g_lo
+      assign hi_mask[g] = 1'b0;
+    end else begin : g_hi
+      assign hi_mask[g] = QN_W'(g) > rr_q;
+    end
+  end
+  assign sel_any = |elig;
+  assign cand    = |(elig & hi_mask) ? (elig & hi_mask) : elig;
+  for (genvar j = 0; j < NG; j++) begin : g_grp
+    assign grp_any[j] = |cand[GW*j +: GW];
+  end
+  assign gsel = ffs_g(grp_any);
+  assign bsel = ffs_w(cand[GW*gsel +: GW]);
+  assign sel  = {gsel, bsel};
+
+  // Pick only with a free fetch tag for it (the pick in P1 may take one),
+  // never while the flush reads through the pick port or firmware writes.
+  assign sel_go = sel_any && !cfg_valid_i && fl_q != FL_RD &&
+                  fetch_free_i > CW'(p1_valid_q);
+
+  logic [KW-1:0] p1_pk;
+  logic [15:0]   p1_pi, p1_ci, rq_pi_rd, rq_ci_rd;
+  logic [QN_W-1:0] pk_addr;
+  assign pk_addr = fl_q == FL_RD ? fl_qn_q : sel;
+  always_ff @(posedge clk_i) begin
+    p1_pk    <= sq_pk_mem[pk_addr];
+    p1_pi    <= sq_pi_mem[pk_addr];
+    p1_ci    <= sq_ci_mem[pk_addr];
+    rq_pi_rd <= rq_pi_mem[fl_qn_q];
+    rq_ci_rd <= rq_ci_mem[fl_qn_q];
+  end
+
+  logic            p1_fwd_q;     // doorbell wrote this SQ's pi in the read cycle
+  logic [15:0]     p1_fwd_pi_q;
+  always_ff @(posedge clk_i) begin
+    p1_fwd_q    <= c_ok && !c_rq_q && c_qn_q == sel;
+    p1_fwd_pi_q <= c_idx_q;
+  end
+
+  logic [15:0] p1_pi_eff;
+  logic        p1_work;
+  logic [63:0] p1_base;
+  logic [3:0]  p1_lstr, p1_lsz;
+  logic [15:0] p1_slot;
+  assign p1_pi_eff = p1_fwd_q ? p1_fwd_pi_q : p1_pi;
+  assign p1_work   = p1_valid_q && p1_pi_eff != p1_ci;
+  assign {p1_base, p1_lstr, p1_lsz, pick_fn_o, pick_cqn_o, pick_port_o} = p1_pk;
+  assign p1_slot = p1_ci & ((16'd1 << p1_lsz) - 16'd1);
+
+  assign pick_valid_o      = p1_work;
+  assign pick_sqn_o        = p1_sqn_q;
+  assign pick_ci_o         = p1_ci;
+  assign pick_log_stride_o = p1_lstr;
+  assign pick_addr_o       = p1_base + (64'(p1_slot) << p1_lstr);
+
+  // ---------------------------------------------------------------- queue flags
+  // One small process per queue (decoded indices; a variable-index write to
+  // a 512-bit vector costs a shifter per write). Clears come before sets: a
+  // doorbell accepted in a null pick's cycle keeps the SQ a candidate.
+  for (genvar g = 0; g < NQ; g++) begin : g_flags
+    logic sq_en, rq_en, sq_busy, sq_act, sq_rdy, sq_err, rq_rdy, rq_err;
+    logic cfg_sq, cfg_rq, done_q, null_q, sel_q, acc_q;
+    assign cfg_sq = cfg_go && !cfg_rq_i && cfg_qn_i == QN_W'(g);
+    assign cfg_rq = cfg_go && cfg_rq_i && cfg_qn_i == QN_W'(g);
+    assign done_q = done_go && done_sqn_i == QN_W'(g);
+    assign null_q = p1_valid_q && !p1_work && p1_sqn_q == QN_W'(g);
+    assign sel_q  = sel_go && sel == QN_W'(g);
+    assign acc_q  = c_ok && !c_rq_q && c_qn_q == QN_W'(g);
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        {sq_en, rq_en, sq_busy, sq_act, sq_rdy, sq_err, rq_rdy, rq_err} <= '0;
+      end else begin
+        if (sel_q) sq_busy <= 1'b1;
+        if (null_q) begin
+          sq_busy <= 1'b0;
+          sq_act  <= 1'b0;
+        end
+        if (done_q) begin
+          sq_busy <= 1'b0;
+          sq_act  <= !done_err_i;
+          if (done_err_i) begin
+            sq_rdy <= 1'b0;
+            sq_err <= 1'b1;
+          end
+        end
+        if (cfg_sq) begin
+          sq_en  <= cfg_en_i;
+          sq_rdy <= cfg_state_i == ST_RDY;
+          sq_err <= cfg_state_i == ST_ERR;
+          sq_act <= cfg_en_i && cfg_state_i == ST_RDY;  // may have work: the pick checks
+        end
+        if (cfg_rq) begin
+          rq_en  <= cfg_en_i;
+          rq_rdy <= cfg_state_i == ST_RDY;
+          rq_err <= cfg_state_i == ST_ERR;
+        end
+        if (acc_q) sq_act <= 1'b1;
+      end
+    end
+    assign sq_en_q[g]   = sq_en;
+    assign rq_en_q[g]   = rq_en;
+    assign sq_busy_q[g] = sq_busy;
+    assign sq_act_q[g]  = sq_act;
+    assign sq_rdy_q[g]  = sq_rdy;
+    assign sq_err_q[g]  = sq_err;
+    assign rq_rdy_q[g]  = rq_rdy;
+    assign rq_err_q[g]  = rq_err;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rr_q       <= '0;
+      p1_valid_q <= 1'b0;
+      p1_sqn_q   <= '0;
+    end else begin
+      p1_valid_q <= sel_go;
+      if (sel_go) begin
+        p1_sqn_q <= sel;
+        rr_q     <= sel;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- flush
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      fl_q <= FL_IDLE;
+    end else begin
+      case (fl_q)
+        FL_IDLE: begin
+          if (done_go && done_err_i) begin
+            fl_q     <= FL_RD;
+            fl_rq_q  <= 1'b0;
+            fl_qn_q  <= done_sqn_i;
+            fl_cqn_q <= done_cqn_i;
+          end else if (cfg_go && cfg_flush) begin
+            fl_q     <= FL_RD;
+            fl_rq_q  <= cfg_rq_i;
+            fl_qn_q  <= cfg_qn_i;
+            fl_cqn_q <= cfg_cqn_i;
+          end
+        end
+        FL_RD: fl_q <= FL_LAT;
+        FL_LAT: begin
+          fl_idx_q <= fl_rq_q ? rq_ci_rd : p1_ci;
+          fl_end_q <= fl_rq_q ? rq_pi_rd : p1_pi;
+          fl_q     <= FL_RUN;
+        end
+        FL_RUN: begin
+          if (fl_idx_q == fl_end_q) fl_q <= FL_END;
+          else if (fl_ready_i) fl_idx_q <= fl_idx_q + 16'd1;
+        end
+        default: fl_q <= FL_IDLE;  // FL_END: ci := pi written this cycle
+      endcase
+    end
+  end
+
+  assign fl_valid_o = fl_q == FL_RUN && fl_idx_q != fl_end_q;
+  assign fl_rq_o    = fl_rq_q;
+  assign fl_qn_o    = fl_qn_q;
+  assign fl_cqn_o   = fl_cqn_q;
+  assign fl_idx_o   = fl_idx_q;
+
+endmodule

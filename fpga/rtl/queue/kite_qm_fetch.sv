@@ -1,0 +1,491 @@
+// TX descriptor fetch and check: reads the WQE of each SQ the queue manager
+// picks over a tagged DMA read interface, checks it as the model's
+// TxPipeline::process_wqe (fpga/model/txp/txp.cpp) does before gathering,
+// and hands good ETH_TX descriptors on, one gather entry per transfer.
+//
+// DMA read interface (documented in Documentation/hw/rtl.rst):
+//   request  rd_valid_o/rd_ready_i, tag, function, bus address, length in
+//            bytes (the WQE stride: 64..512).
+//   completion (no back-pressure) rd_cpl_valid_i, tag, 512-bit data (byte i
+//            in bits 8i+7:8i), last, err. The beats of one request arrive in
+//            address order; requests complete in any order and their beats
+//            may interleave. err ends the request (err implies last).
+// Each tag has a 512-byte slot in one block RAM; a tag is held from the pick
+// until its WQE has been handed on or completed.
+//
+// Checks, in the model's order (the first that fails decides):
+//   DMA error                     ERROR LOC_PROT_ERR  TXE_DMA, wqe_index = ci,
+//                                 the SQ goes to ERR (done_err_o)
+//   num_ds 0 or beyond the stride ERROR LOC_LEN_ERR   TXE_NUM_DS
+//   opcode NOP                    ETH_TX SUCCESS if SIGNALED, else nothing
+//   opcode not ETH_TX             ERROR LOC_QP_OP_ERR TXE_OPCODE
+//   0 or > MAX_GATHER entries     ERROR LOC_LEN_ERR   TXE_GATHER
+//   an lkey not LKEY_PHYS         ERROR LOC_PROT_ERR  TXE_LKEY
+//   total length 0, < 14, > MAX_MTU + 18 (LSO: > MAX_TSO_SIZE), or < 18
+//   with NO_FCS                   ERROR LOC_LEN_ERR   TXE_LENGTH
+//   LSO with mss 0, hdr_len > MAX_TSO_HDR, hdr_len > first entry,
+//   hdr_len + mss > MAX_MTU + 18  ERROR LOC_LEN_ERR   TXE_LSO
+// Malformed WQEs count tx_bad_desc on the SQ's port and the SQ keeps
+// running; DMA errors count tx_dma_error (operation.rst, Ethernet transmit).
+// The queue manager learns of each finished WQE (done_*) in the cycle its
+// descriptor's last transfer or its completion is taken.
+module kite_qm_fetch #(
+  parameter int unsigned NQ    = 512,
+  parameter int unsigned FN_W  = 5,
+  parameter int unsigned NPORT = 2,
+  parameter int unsigned NTAG  = 16
+) (
+  input  logic                      clk_i,
+  input  logic                      rst_ni,
+
+  output logic [$clog2(NTAG+1)-1:0] free_o,
+  input  logic                      pick_valid_i,
+  input  logic [$clog2(NQ)-1:0]     pick_sqn_i,
+  input  logic [FN_W-1:0]           pick_fn_i,
+  input  logic [$clog2(NPORT)-1:0]  pick_port_i,
+  input  logic [15:0]               pick_cqn_i,
+  input  logic [15:0]               pick_ci_i,
+  input  logic [63:0]               pick_addr_i,
+  input  logic [3:0]                pick_log_stride_i,
+
+  output logic                      rd_valid_o,
+  input  logic                      rd_ready_i,
+  output logic [$clog2(NTAG)-1:0]   rd_tag_o,
+  output logic [FN_W-1:0]           rd_fn_o,
+  output logic [63:0]               rd_addr_o,
+  output logic [9:0]                rd_len_o,
+
+  input  logic                      rd_cpl_valid_i,
+  input  logic [$clog2(NTAG)-1:0]   rd_cpl_tag_i,
+  input  logic [511:0]              rd_cpl_data_i,
+  input  logic                      rd_cpl_last_i,
+  input  logic                      rd_cpl_err_i,
+
+  // Good descriptor: header fields on every transfer, one gather entry each.
+  output logic                      d_valid_o,
+  input  logic                      d_ready_i,
+  output logic [$clog2(NQ)-1:0]     d_sqn_o,
+  output logic [FN_W-1:0]           d_fn_o,
+  output logic [$clog2(NPORT)-1:0]  d_port_o,
+  output logic [15:0]               d_cqn_o,
+  output logic [15:0]               d_wqe_index_o,
+  output logic                      d_signaled_o,
+  output logic [127:0]              d_eth_o,        // kite_pkg::wqe_eth_t
+  output logic [4:0]                d_nsge_o,
+  output logic [16:0]               d_total_o,
+  output logic [63:0]               d_sge_addr_o,
+  output logic [31:0]               d_sge_len_o,
+  output logic                      d_last_o,
+
+  // Completion of a WQE that is not handed on (errors, signaled NOP).
+  output logic                      c_valid_o,
+  input  logic                      c_ready_i,
+  output logic [$clog2(NQ)-1:0]     c_sqn_o,
+  output logic [15:0]               c_cqn_o,
+  output logic [15:0]               c_wqe_index_o,
+  output logic [7:0]                c_opcode_o,
+  output logic [7:0]                c_status_o,
+  output logic [31:0]               c_syndrome_o,
+
+  output logic                      done_valid_o,
+  input  logic                      done_ready_i,
+  output logic [$clog2(NQ)-1:0]     done_sqn_o,
+  output logic [15:0]               done_ci_o,
+  output logic                      done_err_o,
+  output logic [15:0]               done_cqn_o,
+
+  output logic [NPORT*64-1:0]       tx_bad_desc_o,
+  output logic [NPORT*64-1:0]       tx_dma_error_o
+);
+
+  localparam int unsigned QN_W = $clog2(NQ);
+  localparam int unsigned PW   = $clog2(NPORT);
+  localparam int unsigned TW   = $clog2(NTAG);
+  localparam int unsigned CW   = $clog2(NTAG + 1);
+  localparam int unsigned NB   = 8;            // 512-byte WQE: 8 beats
+  // Vendor syndromes of TX error CQEs (the model's TXE_* in txp.cpp).
+  localparam logic [31:0] TXE_NUM_DS = 32'd1, TXE_OPCODE = 32'd2, TXE_GATHER = 32'd3,
+                          TXE_LENGTH = 32'd4, TXE_LSO = 32'd5, TXE_LKEY = 32'd6, TXE_DMA = 32'd7;
+  localparam logic [36:0] MAX_FRAME = 37'(kite_pkg::MAX_MTU + 14 + 4);
+  localparam logic [36:0] MAX_TSO   = 37'(kite_pkg::MAX_TSO_SIZE);
+
+  // ---------------------------------------------------------------- tags
+  localparam logic [1:0] T_FREE = 2'd0, T_REQ = 2'd1, T_WAIT = 2'd2, T_DONE = 2'd3;
+  logic [1:0]       t_st   [NTAG];
+  logic             t_err  [NTAG];
+  logic [3:0]       t_nb   [NTAG];   // beats received
+  logic [QN_W-1:0]  t_sqn  [NTAG];
+  logic [FN_W-1:0]  t_fn   [NTAG];
+  logic [PW-1:0]    t_port [NTAG];
+  logic [15:0]      t_cqn  [NTAG];
+  logic [15:0]      t_ci   [NTAG];
+  logic [63:0]      t_addr [NTAG];
+  logic [9:0]       t_len  [NTAG];   // bytes of the next request
+  logic             t_ph2  [NTAG];   // the request is a WQE's second part
+  logic [3:0]       t_lstr [NTAG];
+
+  logic [NTAG-1:0] is_free, is_req, is_done;
+  always_comb begin
+    for (int i = 0; i < NTAG; i++) begin
+      is_free[i] = t_st[i] == T_FREE;
+      is_req[i]  = t_st[i] == T_REQ;
+      is_done[i] = t_st[i] == T_DONE;
+    end
+  end
+
+  // Rotating priority over the tags: the first set bit after ptr, else the first.
+  function automatic logic [TW:0] rr_pick(input logic [NTAG-1:0] v, input logic [TW-1:0] ptr);
+    logic hi;
+    begin
+      rr_pick = '0;
+      hi = 1'b0;
+      for (int i = NTAG - 1; i >= 0; i--) begin
+        if (v[i]) begin
+          if (TW'(i) > ptr) begin
+            hi = 1'b1;
+            rr_pick = {1'b1, TW'(i)};
+          end else if (!hi) begin
+            rr_pick = {1'b1, TW'(i)};
+          end
+        end
+      end
+    end
+  endfunction
+
+  logic [TW:0] req, chk;
+  // Always valid when used: the queue manager picks only with a free tag.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [TW:0] alloc;
+  /* verilator lint_on UNUSEDSIGNAL */
+  // Not FSMs: yosys 0.23 fsm_extract asserts on these.
+  (* fsm_encoding = "none" *) logic [TW-1:0] req_ptr_q;
+  (* fsm_encoding = "none" *) logic [TW-1:0] chk_ptr_q;
+  assign alloc = rr_pick(is_free, '0);
+  assign req   = rr_pick(is_req, req_ptr_q);
+
+  always_comb begin
+    free_o = '0;
+    for (int i = 0; i < NTAG; i++) free_o = free_o + CW'(is_free[i]);
+  end
+
+  assign rd_valid_o = req[TW];
+  assign rd_tag_o   = req[TW-1:0];
+  assign rd_fn_o    = t_fn[req[TW-1:0]];
+  assign rd_addr_o  = t_addr[req[TW-1:0]];
+  assign rd_len_o   = t_len[req[TW-1:0]];
+
+  // ---------------------------------------------------------------- WQE buffer
+  logic [511:0] buf_mem [NTAG*NB];
+  logic         buf_re;
+  logic [TW+2:0] buf_ra;
+  logic [511:0] rdata;
+  always_ff @(posedge clk_i) begin
+    if (rd_cpl_valid_i) buf_mem[{rd_cpl_tag_i, t_nb[rd_cpl_tag_i][2:0]}] <= rd_cpl_data_i;
+    if (buf_re) rdata <= buf_mem[buf_ra];
+  end
+
+  // ---------------------------------------------------------------- checker
+  typedef enum logic [2:0] {K_IDLE, K_HDR, K_SGE, K_VERD, K_CPL, K_DONE, K_OUT} k_e;
+  k_e            k_q;
+  logic [TW-1:0] k_tag_q;
+  logic [2:0]    k_beat_q;      // beat in rdata (K_SGE / K_OUT)
+  logic [4:0]    k_nsge_q, k_i_q;
+  logic [36:0]   k_total_q;
+  logic          k_lkey_bad_q;
+  logic [31:0]   k_sge0_len_q;
+  logic [15:0]   k_wqe_index_q;
+  logic          k_signaled_q;
+  logic [127:0]  k_eth_q;
+  logic [7:0]    k_opcode_q, k_status_q;
+  logic [31:0]   k_syn_q;
+  logic          k_dma_q, k_dma_ci_q;
+
+  assign chk = rr_pick(is_done, chk_ptr_q);
+
+  // Gather entries 4b-2 .. 4b+1 are the lanes of beat b. In K_HDR rdata is
+  // beat 0 and the entry count comes straight from it.
+  logic [4:0]  h_nsge, acc_nsge;
+  logic [2:0]  acc_beat;
+  logic [36:0] beat_sum;
+  logic        beat_lkey_bad;
+  logic [5:0]  sge_idx;
+  assign h_nsge   = 5'(rdata[23:16] - 8'd1);
+  assign acc_nsge = k_q == K_HDR ? h_nsge : k_nsge_q;
+  assign acc_beat = k_q == K_HDR ? 3'd0 : k_beat_q;
+  always_comb begin
+    beat_sum = '0;
+    beat_lkey_bad = 1'b0;
+    for (int l = 0; l < 4; l++) begin
+      sge_idx = 6'({acc_beat, 2'(l)}) - 6'd2;
+      if ((acc_beat != 3'd0 || l >= 2) && sge_idx < {1'b0, acc_nsge}) begin
+        beat_sum = beat_sum + 37'(rdata[128*l+64 +: 32]);
+        if (rdata[128*l+96 +: 32] != 32'(kite_pkg::LKEY_PHYS)) beat_lkey_bad = 1'b1;
+      end
+    end
+  end
+
+  // Last beat holding a gather entry: entry nsge-1 sits at byte 32 + 16(nsge-1).
+  logic [2:0] last_beat;
+  assign last_beat = 3'((6'(k_nsge_q) + 6'd1) >> 2);
+
+  // Verdict on lkey, length and LSO fields: in K_HDR straight from beat 0
+  // (WQEs with one or two gather entries), in K_VERD from the sums.
+  logic [36:0]  v_total, v_max;
+  logic         v_lkey_bad, v_lso, v_no_fcs;
+  logic [15:0]  v_mss, v_hdr_len;
+  logic [31:0]  v_sge0_len, v_syn;
+  logic [7:0]   v_status;
+  always_comb begin
+    if (k_q == K_HDR) begin
+      v_total    = beat_sum;
+      v_lkey_bad = beat_lkey_bad;
+      v_lso      = rdata[128 + 2];
+      v_no_fcs   = rdata[128 + 4];
+      v_mss      = rdata[128 + 16 +: 16];
+      v_hdr_len  = rdata[128 + 64 +: 16];
+      v_sge0_len = rdata[351:320];
+    end else begin
+      v_total    = k_total_q;
+      v_lkey_bad = k_lkey_bad_q;
+      v_lso      = k_eth_q[2];
+      v_no_fcs   = k_eth_q[4];
+      v_mss      = k_eth_q[16 +: 16];
+      v_hdr_len  = k_eth_q[64 +: 16];
+      v_sge0_len = k_sge0_len_q;
+    end
+    v_max    = v_lso ? MAX_TSO : MAX_FRAME;
+    v_status = 8'(kite_pkg::CQE_STATUS_LOC_LEN_ERR);
+    v_syn    = '0;
+    if (v_lkey_bad) begin
+      v_status = 8'(kite_pkg::CQE_STATUS_LOC_PROT_ERR);
+      v_syn    = TXE_LKEY;
+    end else if (v_total == '0 || v_total > v_max || (v_no_fcs && v_total < 37'd18) || v_total < 37'd14) begin
+      v_syn = TXE_LENGTH;
+    end else if (v_lso && (v_mss == '0 || 32'(v_hdr_len) > 32'(kite_pkg::MAX_TSO_HDR) ||
+                           32'(v_hdr_len) > v_sge0_len || 37'(v_hdr_len) + 37'(v_mss) > MAX_FRAME)) begin
+      v_syn = TXE_LSO;
+    end
+  end
+
+  // Outputs.
+  logic [1:0] out_lane;
+  logic       out_last;
+  assign out_lane = 2'(k_i_q + 5'd2);
+  assign out_last = k_i_q == k_nsge_q - 5'd1;
+
+  assign d_valid_o     = k_q == K_OUT && (!out_last || done_ready_i);
+  assign d_sqn_o       = t_sqn[k_tag_q];
+  assign d_fn_o        = t_fn[k_tag_q];
+  assign d_port_o      = t_port[k_tag_q];
+  assign d_cqn_o       = t_cqn[k_tag_q];
+  assign d_wqe_index_o = k_wqe_index_q;
+  assign d_signaled_o  = k_signaled_q;
+  assign d_eth_o       = k_eth_q;
+  assign d_nsge_o      = k_nsge_q;
+  assign d_total_o     = k_total_q[16:0];
+  assign d_sge_addr_o  = rdata[128*out_lane +: 64];
+  assign d_sge_len_o   = rdata[128*out_lane+64 +: 32];
+  assign d_last_o      = out_last;
+
+  assign c_valid_o     = k_q == K_CPL && done_ready_i;
+  assign c_sqn_o       = t_sqn[k_tag_q];
+  assign c_cqn_o       = t_cqn[k_tag_q];
+  assign c_wqe_index_o = k_dma_ci_q ? t_ci[k_tag_q] : k_wqe_index_q;
+  assign c_opcode_o    = k_opcode_q;
+  assign c_status_o    = k_status_q;
+  assign c_syndrome_o  = k_syn_q;
+
+  logic fin;   // the WQE is finished this cycle
+  assign fin = (d_valid_o && d_ready_i && out_last) || (c_valid_o && c_ready_i) ||
+               (k_q == K_DONE && done_ready_i);
+  assign done_valid_o = (k_q == K_OUT && out_last && d_ready_i) || (k_q == K_CPL && c_ready_i) ||
+                        k_q == K_DONE;
+  assign done_sqn_o   = t_sqn[k_tag_q];
+  assign done_ci_o    = t_ci[k_tag_q] + 16'd1;
+  assign done_err_o   = k_dma_q;
+  assign done_cqn_o   = t_cqn[k_tag_q];
+
+  // A WQE is read in up to two parts: its first 64 bytes (ctrl, eth and two
+  // gather entries), then, if num_ds asks for more and is valid, the rest up
+  // to (num_ds + 1) * 16 bytes. The model reads ctrl, checks num_ds, then
+  // reads the segments, so a failing second read reports ctrl.wqe_index.
+  logic       hdr_ds_bad, ph2_req;
+  logic [9:0] ph2_len;
+  assign hdr_ds_bad = rdata[23:16] == 8'd0 ||
+                      (13'(rdata[23:16]) + 13'd1) * 13'd16 > (13'd1 << t_lstr[k_tag_q]);
+  assign ph2_req = k_q == K_HDR && !t_err[k_tag_q] && !hdr_ds_bad && rdata[23:16] > 8'd3 &&
+                   !t_ph2[k_tag_q];
+  assign ph2_len = {4'((13'(rdata[23:16]) * 13'd16 + 13'd15) >> 6), 6'd0};
+
+  // Buffer reads: beat 0 when a tag is chosen (in K_IDLE or while the
+  // previous WQE finishes), beat 1 in K_HDR when entries lie beyond beat 0,
+  // the next beat in K_SGE / K_OUT, beat 0 again when a WQE checked in
+  // K_VERD starts going out. rdata holds its beat until the next read.
+  logic sge_more, out_next, pick_next;
+  assign sge_more  = k_q == K_SGE && k_beat_q != last_beat;
+  assign out_next  = d_valid_o && d_ready_i && !out_last && out_lane == 2'd3;
+  assign pick_next = (k_q == K_IDLE || fin) && chk[TW];
+  always_comb begin
+    buf_re = 1'b0;
+    buf_ra = {chk[TW-1:0], 3'd0};
+    if (pick_next) begin
+      buf_re = 1'b1;
+    end else if (k_q == K_HDR) begin
+      buf_re = rdata[23:16] > 8'd3;
+      buf_ra = {k_tag_q, 3'd1};
+    end else if (sge_more || out_next) begin
+      buf_re = 1'b1;
+      buf_ra = {k_tag_q, k_beat_q + 3'd1};
+    end else if (k_q == K_VERD) begin
+      buf_re = 1'b1;
+      buf_ra = {k_tag_q, 3'd0};
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      k_q       <= K_IDLE;
+      req_ptr_q <= '0;
+      chk_ptr_q <= '0;
+      for (int i = 0; i < NTAG; i++) begin
+        t_st[i]  <= T_FREE;
+        t_err[i] <= 1'b0;
+        t_nb[i]  <= '0;
+      end
+    end else begin
+      if (pick_valid_i) begin
+        t_st[alloc[TW-1:0]]  <= T_REQ;
+        t_err[alloc[TW-1:0]] <= 1'b0;
+        t_nb[alloc[TW-1:0]]  <= '0;
+      end
+      if (rd_valid_o && rd_ready_i) begin
+        t_st[req[TW-1:0]] <= T_WAIT;
+        req_ptr_q         <= req[TW-1:0];
+      end
+      if (rd_cpl_valid_i) begin
+        t_nb[rd_cpl_tag_i] <= t_nb[rd_cpl_tag_i] + 4'd1;
+        if (rd_cpl_err_i) t_err[rd_cpl_tag_i] <= 1'b1;
+        if (rd_cpl_last_i || rd_cpl_err_i) t_st[rd_cpl_tag_i] <= T_DONE;
+      end
+
+      case (k_q)
+        K_IDLE: ;  // pick_next below
+        K_HDR: begin
+          k_wqe_index_q <= rdata[47:32];
+          k_signaled_q <= rdata[8];
+          k_eth_q      <= rdata[255:128];
+          k_sge0_len_q <= rdata[351:320];
+          k_nsge_q     <= h_nsge;
+          k_dma_q      <= t_err[k_tag_q];
+          k_dma_ci_q   <= t_err[k_tag_q] && !t_ph2[k_tag_q];  // the ctrl read itself failed
+          k_beat_q     <= '0;
+          k_i_q        <= '0;
+          k_total_q    <= beat_sum;
+          k_lkey_bad_q <= beat_lkey_bad;
+          k_opcode_q   <= 8'(kite_pkg::CQE_OPCODE_ERROR);
+          k_status_q   <= 8'(kite_pkg::CQE_STATUS_LOC_LEN_ERR);
+          k_syn_q      <= '0;
+          k_q          <= K_CPL;
+          if (t_err[k_tag_q]) begin
+            k_status_q <= 8'(kite_pkg::CQE_STATUS_LOC_PROT_ERR);
+            k_syn_q    <= TXE_DMA;
+          end else if (hdr_ds_bad) begin
+            k_syn_q    <= TXE_NUM_DS;
+          end else if (ph2_req) begin
+            k_q <= K_IDLE;      // the rest of the WQE is read first
+          end else if (rdata[7:0] == 8'(kite_pkg::WQE_OPCODE_NOP)) begin
+            k_opcode_q <= 8'(kite_pkg::CQE_OPCODE_ETH_TX);
+            k_status_q <= 8'(kite_pkg::CQE_STATUS_SUCCESS);
+            if (!rdata[8]) k_q <= K_DONE;
+          end else if (rdata[7:0] != 8'(kite_pkg::WQE_OPCODE_ETH_TX)) begin
+            k_status_q <= 8'(kite_pkg::CQE_STATUS_LOC_QP_OP_ERR);
+            k_syn_q    <= TXE_OPCODE;
+          end else if (rdata[23:16] == 8'd1 || 32'(rdata[23:16]) - 1 > 32'(kite_pkg::MAX_GATHER)) begin
+            k_syn_q    <= TXE_GATHER;
+          end else if (rdata[23:16] > 8'd3) begin
+            k_beat_q <= 3'd1;   // beat 1 is being read
+            k_q      <= K_SGE;
+          end else if (v_syn != '0) begin
+            k_status_q <= v_status;
+            k_syn_q    <= v_syn;
+          end else begin
+            k_q <= K_OUT;       // rdata keeps beat 0
+          end
+        end
+        K_SGE: begin
+          k_total_q    <= k_total_q + beat_sum;
+          k_lkey_bad_q <= k_lkey_bad_q || beat_lkey_bad;
+          if (sge_more) k_beat_q <= k_beat_q + 3'd1;
+          else k_q <= K_VERD;
+        end
+        K_VERD: begin
+          k_beat_q   <= '0;
+          k_status_q <= v_status;
+          k_syn_q    <= v_syn;
+          k_q        <= v_syn != '0 ? K_CPL : K_OUT;
+        end
+        K_OUT: begin
+          if (d_valid_o && d_ready_i) begin
+            k_i_q <= k_i_q + 5'd1;
+            if (out_next) k_beat_q <= k_beat_q + 3'd1;
+          end
+        end
+        default: ;  // K_CPL, K_DONE: wait for fin
+      endcase
+
+      if (ph2_req) t_st[k_tag_q] <= T_REQ;
+      if (fin) begin
+        t_st[k_tag_q] <= T_FREE;
+        k_q <= K_IDLE;
+      end
+      // The next WQE starts while the previous one finishes.
+      if (pick_next) begin
+        k_tag_q   <= chk[TW-1:0];
+        chk_ptr_q <= chk[TW-1:0];
+        t_st[chk[TW-1:0]] <= T_WAIT;   // held by the checker until its fin
+        k_q       <= K_HDR;
+      end
+    end
+  end
+
+  // Tag fields, written at allocation and for a second request.
+  always_ff @(posedge clk_i) begin
+    if (ph2_req) begin
+      t_addr[k_tag_q] <= t_addr[k_tag_q] + 64'd64;
+      t_len[k_tag_q]  <= ph2_len;
+      t_ph2[k_tag_q]  <= 1'b1;
+    end
+    if (pick_valid_i) begin
+      t_sqn[alloc[TW-1:0]]  <= pick_sqn_i;
+      t_fn[alloc[TW-1:0]]   <= pick_fn_i;
+      t_port[alloc[TW-1:0]] <= pick_port_i;
+      t_cqn[alloc[TW-1:0]]  <= pick_cqn_i;
+      t_ci[alloc[TW-1:0]]   <= pick_ci_i;
+      t_addr[alloc[TW-1:0]] <= pick_addr_i;
+      t_len[alloc[TW-1:0]]  <= 10'd64;
+      t_ph2[alloc[TW-1:0]]  <= 1'b0;
+      t_lstr[alloc[TW-1:0]] <= pick_log_stride_i;
+    end
+  end
+
+  // ---------------------------------------------------------------- counters
+  logic [NPORT*64-1:0] bad_q, dma_q;
+  logic                fin_cpl;
+  assign fin_cpl = c_valid_o && c_ready_i;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      bad_q <= '0;
+      dma_q <= '0;
+    end else if (fin_cpl && k_opcode_q == 8'(kite_pkg::CQE_OPCODE_ERROR)) begin
+      for (int p = 0; p < NPORT; p++) begin
+        if (t_port[k_tag_q] == PW'(p)) begin
+          if (k_dma_q) dma_q[64*p +: 64] <= dma_q[64*p +: 64] + 64'd1;
+          else bad_q[64*p +: 64] <= bad_q[64*p +: 64] + 64'd1;
+        end
+      end
+    end
+  end
+  assign tx_bad_desc_o  = bad_q;
+  assign tx_dma_error_o = dma_q;
+
+endmodule

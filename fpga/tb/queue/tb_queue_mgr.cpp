@@ -1,0 +1,941 @@
+// kite_qm_top testbench: doorbell decode + queue manager + TX descriptor
+// fetch against the model's own Doorbells, QueueEngine and
+// TxPipeline::process_wqe (fpga/model/doorbell, queue, txp), compiled in.
+//
+// The model is stepped in the RTL's order of events, so each decision is
+// compared with the same history: in every cycle, first the WQEs the RTL
+// finished (ci_valid_o: TxPipeline::process_wqe on that SQ), then RQ consumer
+// updates, then the doorbells in the RTL's check stage (Doorbells::write),
+// then a firmware context write (QueueEngine::wq_ctx_written). Compared:
+//   * every SQ/RQ doorbell verdict and new producer index (acc_*), the
+//     db_dropped counters per port (CQ/EQ doorbells: this bench plays the
+//     CQ/EQ block, checking ownership on the model's CQ/EQ contexts);
+//   * every good descriptor (header, gather list = the model's gather DMA
+//     reads, total length) and every completion (error CQEs with status and
+//     vendor syndrome, signaled NOPs, WR_FLUSH_ERR flushes) per queue in order,
+//     tx_bad_desc / tx_dma_error per port, queue state after DMA errors.
+// Scheduling: the model serves SQs first come first served, 16 WQEs a turn;
+// the RTL picks round-robin one WQE per pick. The spec leaves the order
+// open (operation.rst says nothing about it), so the order is not compared;
+// instead: no WQE handed on twice or skipped (each finish advances ci by
+// one, checked against the model), at most one WQE of an SQ in flight, and
+// no starvation: an SQ with work waits at most (SQs with work) picks.
+// Stimulus: random doorbells from all 17 functions (right and wrong function,
+// page, size, register, queue number, state, index window), random WQEs
+// (good, NOP, bad num_ds / opcode / gather count / lkey / length / LSO),
+// DMA errors, out-of-order interleaved completions, back-pressure, firmware
+// state changes. Then directed latency and throughput runs.
+#include <algorithm>
+#include <array>
+#include <deque>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "Vkite_qm_top.h"
+#include "kite_ref.hpp"
+#include "tb.hpp"
+
+// The model blocks under comparison (library sources, compiled in here).
+#include "../../model/doorbell/doorbell.cpp"
+#include "../../model/mac/mac.cpp"
+#include "../../model/queue/queue.cpp"
+#include "../../model/roce/roce.cpp"
+#include "../../model/txp/txp.cpp"
+
+namespace {
+
+using namespace kite;
+using namespace kite::spec;
+namespace km = kite::model;
+
+constexpr int NFN = int(kite::ctx::MAX_FN);
+constexpr int NQ = 512;
+constexpr uint64_t RING_BASE = 0x10000000ull;   // SQ q ring at RING_BASE + q * 1 MiB
+constexpr uint64_t RING_SPAN = uint64_t(NQ) << 20;
+
+// ------------------------------------------------------------ host memory
+struct Mem {
+    std::unordered_map<uint64_t, std::array<uint8_t, 4096>> pages;
+    uint8_t *page(uint64_t a) {
+        auto it = pages.find(a >> 12);
+        if (it == pages.end()) it = pages.emplace(a >> 12, std::array<uint8_t, 4096>{}).first;
+        return it->second.data();
+    }
+    void write(uint64_t a, const void *p, size_t n) {
+        const uint8_t *s = static_cast<const uint8_t *>(p);
+        for (size_t i = 0; i < n; i++) page(a + i)[(a + i) & 4095] = s[i];
+    }
+    void read(uint64_t a, void *p, size_t n) {
+        uint8_t *d = static_cast<uint8_t *>(p);
+        for (size_t i = 0; i < n; i++) d[i] = page(a + i)[(a + i) & 4095];
+    }
+};
+
+struct Cpl {
+    uint16_t idx;
+    uint8_t opcode, status;
+    uint32_t syn;
+    uint16_t cqn;
+};
+
+struct Desc {
+    uint16_t wqe_index = 0;
+    bool signaled = false;
+    std::vector<std::pair<uint64_t, uint32_t>> sges;  // non-empty entries
+    uint32_t total = 0;
+    std::array<uint8_t, 16> eth{};
+};
+
+struct Db {
+    uint64_t cycle;
+    uint16_t fn;
+    uint32_t off, val;
+    unsigned size;
+};
+
+struct DmaReq {
+    unsigned tag;
+    std::vector<uint8_t> data;
+    size_t beat = 0, nbeats;
+    uint64_t ready_at;
+    bool err;
+    size_t err_beat;
+};
+
+struct Bench {
+    Vkite_qm_top m;
+    tb::Clock<Vkite_qm_top> clk{m};
+    tb::Checker &chk;
+    tb::Rng &rng;
+    bool inject = false;
+
+    // Model.
+    km::Hw hw;
+    km::QueueEngine qe{hw};
+    km::Doorbells dbm{hw, qe};
+    km::Mac mac{hw, qe};
+    km::Roce roce{hw, qe, mac};
+    km::TxPipeline tx{hw, qe, mac, roce};
+    Mem mem;
+    std::map<uint64_t, uint64_t> fail_rng;               // WQE reads the RTL saw fail: start -> end
+    std::vector<std::pair<uint64_t, uint32_t>> gathers;  // model gather reads of one step
+    std::vector<cqe> cqes;                               // model CQEs of one step
+
+    // Expectations.
+    std::map<std::pair<bool, unsigned>, std::deque<Cpl>> exp_cpl;  // (rq, qn)
+    std::map<unsigned, Desc> exp_desc;                             // good WQE finishing now
+    std::deque<std::tuple<uint64_t, bool, unsigned, uint16_t>> exp_acc;
+    std::deque<Db> dbs;                                            // doorbells in the RTL pipeline
+    std::deque<Db> ce_wait;                                        // CQ/EQ doorbells to decode
+    std::array<uint64_t, 2> bad_desc{}, dma_err{};
+
+    // Driver side.
+    std::vector<uint16_t> drv_pi = std::vector<uint16_t>(NQ), drv_rq_pi = std::vector<uint16_t>(NQ);
+    std::vector<unsigned> sqs, rqs;                                // configured queue numbers
+    // RTL descriptor being received.
+    bool d_open = false;
+    Desc d_cur;
+    unsigned d_sqn = 0;
+    // Scheduling checks.
+    std::vector<bool> in_flight = std::vector<bool>(NQ);
+    std::vector<long> wait_since = std::vector<long>(NQ, -1);      // pick count when work appeared
+    long picks = 0, max_wait = 0;
+    // DMA responder.
+    std::vector<DmaReq> dma;
+    double p_dma_err = 0.02, p_d_ready = 0.8, p_cq_ready = 0.8, p_cpl_beat = 0.7;
+    unsigned lat_min = 1, lat_max = 40;
+    // Statistics.
+    long n_good = 0, n_bad = 0, n_nop = 0, n_dmaerr = 0, n_flush = 0, n_acc = 0, n_db = 0, n_cfg = 0;
+    long n_ce = 0, n_ce_drop = 0, n_cpl = 0, n_second = 0, n_second_err = 0;
+    std::map<uint32_t, long> syn_seen;
+    uint64_t rd_hs_cycle = 0, rd_last_cycle = 0, first_d_cycle = 0;
+
+    static Bench *self;
+    static int dma_read_cb(void *, kite_fn_t, uint64_t a, void *b, size_t n) {
+        if (a >= RING_BASE && a < RING_BASE + RING_SPAN) {
+            // The model's read fails where it overlaps a read the RTL saw fail.
+            for (auto it = self->fail_rng.begin(); it != self->fail_rng.end(); ++it)
+                if (a < it->second && a + n > it->first) {
+                    self->fail_rng.erase(it);
+                    return -1;
+                }
+            self->mem.read(a, b, n);
+            return 0;
+        }
+        self->gathers.emplace_back(a, uint32_t(n));
+        std::memset(b, 0, n);
+        return 0;
+    }
+    static int dma_write_cb(void *, kite_fn_t, uint64_t, const void *b, size_t n) {
+        if (n == offsetof(cqe, owner)) {
+            cqe c{};
+            std::memcpy(&c, b, n);
+            self->cqes.push_back(c);
+        }
+        return 0;
+    }
+    static void msix_cb(void *, kite_fn_t, uint16_t) {}
+    static uint64_t now_cb(void *) { return 0; }
+
+    Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {
+        self = this;
+        hw.ops.dma_read = dma_read_cb;
+        hw.ops.dma_write = dma_write_cb;
+        hw.ops.msix = msix_cb;
+        hw.ops.now_ns = now_cb;
+        idle_inputs();
+        clk.reset();
+    }
+
+    void idle_inputs() {
+        m.fn_we_i = 0;
+        m.cfg_valid_i = 0;
+        m.db_valid_i = 0;
+        m.ce_drop_i = 0;
+        m.rqci_valid_i = 0;
+        m.rd_ready_i = 1;
+        m.rd_cpl_valid_i = 0;
+        m.d_ready_i = 1;
+        m.cq_ready_i = 1;
+    }
+
+    // ------------------------------------------------------------ setup
+    void set_fn(unsigned fn, unsigned pages, unsigned port) {
+        hw.func[fn].db_pages = uint16_t(pages);
+        hw.func[fn].port = uint8_t(port);
+        m.fn_we_i = 1;
+        m.fn_sel_i = fn;
+        m.fn_db_pages_i = pages;
+        m.fn_port_i = port;
+        clk.tick();
+        m.fn_we_i = 0;
+    }
+
+    // Firmware context write; applied to the model in the handshake cycle.
+    kite::ctx::wq_ctx *cfg_pending = nullptr;
+    kite::ctx::wq_ctx cfg_new{};
+    bool cfg_rq = false;
+    unsigned cfg_qn = 0;
+    bool cfg_taken = false, rqci_taken = false, db_taken = false;  // handshakes: valid drops after the edge
+
+    void cfg_start(bool rq, unsigned qn, const kite::ctx::wq_ctx &c) {
+        cfg_rq = rq;
+        cfg_qn = qn;
+        cfg_new = c;
+        cfg_pending = rq ? &hw.rq[qn] : &hw.sq[qn];
+        m.cfg_valid_i = 1;
+        m.cfg_rq_i = rq;
+        m.cfg_qn_i = qn;
+        m.cfg_en_i = c.valid;
+        m.cfg_state_i = c.state;
+        m.cfg_fn_i = c.fn;
+        m.cfg_page_i = c.db_page;
+        m.cfg_log_size_i = c.log_size;
+        m.cfg_log_stride_i = c.log_stride;
+        m.cfg_cqn_i = c.cqn;
+        m.cfg_port_i = c.port;
+        m.cfg_base_i = c.base;
+    }
+
+    void cfg_apply() {
+        kite::ctx::wq_ctx old = *cfg_pending;
+        kite::ctx::wq_ctx n = cfg_new;
+        n.pi = old.pi;
+        n.ci = old.ci;
+        n.stats = old.stats;
+        *cfg_pending = n;
+        cqes.clear();
+        qe.wq_ctx_written(cfg_rq, cfg_qn, old);
+        take_cqes(cfg_rq, cfg_qn, true);
+        if (cfg_pending->pi == 0 && cfg_pending->ci == 0) (cfg_rq ? drv_rq_pi : drv_pi)[cfg_qn] = 0;
+        if (!cfg_rq) note_work(cfg_qn);
+        cfg_taken = true;
+        cfg_pending = nullptr;
+        n_cfg++;
+    }
+
+    void take_cqes(bool rq, unsigned qn, bool all) {
+        for (const cqe &c : cqes) {
+            chk.expect(c.qpn == qn, "model CQE for queue %u while stepping %u", c.qpn, qn);
+            if (c.status == cqe_status::WR_FLUSH_ERR) n_flush++;
+            exp_cpl[{rq, qn}].push_back({c.wqe_index, c.opcode, c.status, c.csum_syndrome,
+                                         uint16_t((rq ? hw.rq[qn] : hw.sq[qn]).cqn)});
+            if (!all) break;
+        }
+        for (auto &q : hw.cq) q.ci = q.pi;
+        cqes.clear();
+    }
+
+    // ------------------------------------------------------------ WQEs
+    // A random WQE at ring index idx of SQ q: mostly good, else one fault.
+    void write_wqe(unsigned q, uint16_t idx) {
+        const auto &c = hw.sq[q];
+        uint32_t stride = 1u << c.log_stride;
+        uint32_t max_sge = stride / 16 - 2;
+        std::vector<uint8_t> w(stride, 0);
+        wqe_ctrl ctrl{};
+        wqe_eth eth{};
+        ctrl.opcode = wqe_opcode::ETH_TX;
+        ctrl.flags = tb::chance(rng, 0.5) ? wqe_ctrl::FLAGS_SIGNALED : 0;
+        ctrl.wqe_index = tb::chance(rng, 0.95) ? idx : uint16_t(rng());
+        uint32_t nsge = tb::rnd(rng, 1, std::min<uint32_t>(max_sge, tb::chance(rng, 0.7) ? 2 : 30));
+        ctrl.num_ds = uint8_t(nsge + 1);
+        bool lso = tb::chance(rng, 0.15);
+        eth.flags = uint8_t(rng() & 0x3b) | (lso ? wqe_eth::FLAGS_LSO : 0);
+        eth.mss = uint16_t(tb::rnd(rng, 1, 1500));
+        eth.hdr_len = uint16_t(tb::rnd(rng, 14, 120));
+        eth.csum_start = uint16_t(rng());
+        eth.vlan_tci = uint16_t(rng());
+        uint32_t budget = lso ? 60000 : 9000;
+        std::vector<wqe_sge> sge(nsge);
+        for (uint32_t i = 0; i < nsge; i++) {
+            sge[i].addr = (uint64_t(tb::rnd(rng, 1, 0xffff)) << 32) | rng();
+            sge[i].len = tb::chance(rng, 0.05) ? 0 : tb::rnd(rng, 1, std::max<uint32_t>(1, budget / nsge));
+            sge[i].lkey = uint32_t(limits::LKEY_PHYS);
+        }
+        if (lso) sge[0].len = std::max<uint32_t>(sge[0].len, eth.hdr_len);
+        switch (tb::rnd(rng, 0, 24)) {
+        case 0: ctrl.num_ds = 0; break;
+        case 1: ctrl.num_ds = uint8_t(tb::rnd(rng, stride / 16, 255)); break;
+        case 2: ctrl.opcode = wqe_opcode::NOP; break;
+        case 3: ctrl.opcode = uint8_t(tb::rnd(rng, 2, 255)); break;
+        case 4: ctrl.num_ds = 1; break;
+        case 5: sge[tb::rnd(rng, 0, nsge - 1)].lkey = rng() | 1; break;
+        case 6: for (auto &s : sge) s.len = 0; break;
+        case 7: sge[0].len = tb::rnd(rng, 1, 17); eth.flags |= wqe_eth::FLAGS_NO_FCS; break;
+        case 8: sge[0].len = tb::rnd(rng, 1, 13); break;
+        case 9: sge[nsge - 1].len = tb::chance(rng, 0.5) ? 0xffffffffu : tb::rnd(rng, 9019, 70000); break;
+        case 10: eth.mss = 0; break;
+        case 11: eth.hdr_len = uint16_t(tb::rnd(rng, 257, 0xffff)); break;
+        case 12: eth.hdr_len = uint16_t(sge[0].len + tb::rnd(rng, 1, 3)); break;
+        case 13: eth.mss = uint16_t(tb::rnd(rng, 9000, 0xffff)); break;
+        default: break;
+        }
+        std::memcpy(w.data(), &ctrl, 16);
+        std::memcpy(w.data() + 16, &eth, 16);
+        for (uint32_t i = 0; i < nsge && 32 + 16 * i + 16 <= stride; i++) std::memcpy(w.data() + 32 + 16 * i, &sge[i], 16);
+        // Bytes beyond num_ds are junk the card must ignore.
+        for (size_t i = 32 + 16 * nsge; i < stride; i++) w[i] = uint8_t(rng());
+        uint64_t a = c.base + (uint64_t(idx & ((1u << c.log_size) - 1)) << c.log_stride);
+        mem.write(a, w.data(), stride);
+    }
+
+    // ------------------------------------------------------------ per cycle
+    // Model step for a WQE the RTL finished.
+    void on_ci(unsigned q, uint16_t ci) {
+        kite::ctx::wq_ctx &c = hw.sq[q];
+        uint16_t before = c.ci;
+        auto bad0 = hw.ports[c.port].stats.tx_bad_desc, dma0 = hw.ports[c.port].stats.tx_dma_error;
+        gathers.clear();
+        cqes.clear();
+        // The WQE as the model will read it (for header comparisons).
+        uint8_t w[32];
+        mem.read(c.base + (uint64_t(before & ((1u << c.log_size) - 1)) << c.log_stride), w, 32);
+        tx.process_wqe(q);
+        chk.expect(ci == uint16_t(before + 1), "SQ %u: RTL ci %u, model ci was %u", q, ci, before);
+        in_flight[q] = false;
+        // tx_bad_desc also counts LSO failures after the gather (not this block's).
+        bool fetched_bad = gathers.empty();
+        if (fetched_bad) bad_desc[c.port] += hw.ports[c.port].stats.tx_bad_desc - bad0;
+        dma_err[c.port] += hw.ports[c.port].stats.tx_dma_error - dma0;
+        if (hw.ports[c.port].stats.tx_dma_error != dma0) {
+            n_dmaerr++;
+            chk.expect(c.state == wq_state::ERR, "SQ %u not in ERR after a DMA error", q);
+        }
+        if (!gathers.empty()) {
+            Desc d;
+            wqe_ctrl ctrl;
+            std::memcpy(&ctrl, w, 16);
+            d.wqe_index = ctrl.wqe_index;
+            d.signaled = ctrl.flags & wqe_ctrl::FLAGS_SIGNALED;
+            std::memcpy(d.eth.data(), w + 16, 16);
+            for (auto &g : gathers) {
+                d.sges.push_back(g);
+                d.total += g.second;
+            }
+            if (inject && n_good == 20) d.sges[0].second ^= 1;  // deliberate mismatch (--inject)
+            exp_desc[q] = d;
+            n_good++;
+            cqes.clear();  // completions of good WQEs are written after transmission
+        } else {
+            for (auto &e : cqes) {
+                if (e.opcode == cqe_opcode::ERROR && e.status != cqe_status::WR_FLUSH_ERR) {
+                    syn_seen[e.csum_syndrome]++;
+                    n_bad++;
+                }
+                if (e.opcode == cqe_opcode::ETH_TX) n_nop++;
+            }
+            take_cqes(false, q, true);
+        }
+        note_work(q);
+    }
+
+    void note_work(unsigned q) {
+        const auto &c = hw.sq[q];
+        bool work = c.valid && c.state == wq_state::RDY && c.pi != c.ci && !in_flight[q];
+        if (work && wait_since[q] < 0) wait_since[q] = picks;
+        if (!work) wait_since[q] = -1;
+    }
+
+    void on_pick(unsigned q) {
+        chk.expect(!in_flight[q], "SQ %u picked with a WQE in flight", q);
+        const auto &c = hw.sq[q];
+        chk.expect(c.valid && c.state == wq_state::RDY && c.pi != c.ci, "SQ %u picked without work", q);
+        if (wait_since[q] >= 0) max_wait = std::max(max_wait, picks - wait_since[q]);
+        wait_since[q] = -1;
+        in_flight[q] = true;
+        picks++;
+    }
+
+    void on_db(const Db &d) {
+        uint32_t page = d.off / 4096, reg = d.off % 4096;
+        const auto &fs = hw.ports[hw.func[d.fn].port].stats;
+        uint64_t drop0 = fs.db_dropped;
+        bool rq = reg == db::RQ;
+        unsigned qn = d.val >> 16;
+        uint16_t pi0 = 0;
+        bool wq = d.size == 4 && (reg == db::SQ || reg == db::RQ) && qn > 0 && qn < unsigned(NQ);
+        if (wq) pi0 = (rq ? hw.rq[qn] : hw.sq[qn]).pi;
+        dbm.write(d.fn, d.off, d.val, d.size);
+        bool dropped = fs.db_dropped != drop0;
+        (void)page;
+        if (wq && !dropped) {
+            uint16_t pi = (rq ? hw.rq[qn] : hw.sq[qn]).pi;
+            chk.expect(pi == uint16_t(d.val), "model pi %u after doorbell %08x", pi, d.val);
+            // A stray doorbell may post slots the driver never wrote: they
+            // count as posted (stale WQEs), so the driver does not rewrite them.
+            const auto &c = rq ? hw.rq[qn] : hw.sq[qn];
+            uint16_t &dp = rq ? drv_rq_pi[qn] : drv_pi[qn];
+            if (uint16_t(pi - c.ci) > uint16_t(dp - c.ci)) dp = pi;
+            (void)pi0;
+            exp_acc.emplace_back(clk.cycle + 1, rq, qn, uint16_t(d.val));
+            n_acc++;
+            if (!rq) note_work(qn);
+        }
+    }
+
+    // One clock: inputs set by the caller; everything observed is processed
+    // in the RTL's order, then the clock ticks.
+    void cycle() {
+        // Random ready and DMA completion beats.
+        m.d_ready_i = tb::chance(rng, p_d_ready);
+        m.cq_ready_i = tb::chance(rng, p_cq_ready);
+        m.rd_ready_i = tb::chance(rng, 0.9);
+        m.rd_cpl_valid_i = 0;
+        DmaReq *beat = nullptr;
+        if (!dma.empty() && tb::chance(rng, p_cpl_beat)) {
+            std::vector<size_t> ready;
+            for (size_t i = 0; i < dma.size(); i++)
+                if (dma[i].ready_at <= clk.cycle) ready.push_back(i);
+            if (!ready.empty()) beat = &dma[ready[tb::rnd(rng, 0, uint32_t(ready.size() - 1))]];
+        }
+        if (beat) {
+            bool err = beat->err && beat->beat == beat->err_beat;
+            m.rd_cpl_valid_i = 1;
+            m.rd_cpl_tag_i = beat->tag;
+            tb::put_bytes(m.rd_cpl_data_i, beat->data.data() + 64 * beat->beat, 64);
+            m.rd_cpl_err_i = err;
+            m.rd_cpl_last_i = err || beat->beat + 1 == beat->nbeats;
+        }
+        clk.eval();
+
+        // 1. WQEs finished.
+        if (m.ci_valid_o) on_ci(m.ci_sqn_o, uint16_t(m.ci_o));
+        // 2. RQ consumer updates.
+        if (m.rqci_valid_i && m.rqci_ready_o) {
+            hw.rq[m.rqci_qn_i].ci = uint16_t(m.rqci_ci_i);
+            rqci_taken = true;
+        }
+        // 3. Doorbells in the check stage (taken two cycles ago).
+        while (!dbs.empty() && dbs.front().cycle + 2 == clk.cycle) {
+            on_db(dbs.front());
+            dbs.pop_front();
+        }
+        // 4. Firmware context write.
+        if (m.cfg_valid_i && m.cfg_ready_o) cfg_apply();
+
+        // Observations of this cycle.
+        if (m.pick_valid_o) on_pick(m.pick_sqn_o);
+        if (m.acc_valid_o) {
+            bool ok = !exp_acc.empty() && std::get<0>(exp_acc.front()) == clk.cycle;
+            if (chk.expect(ok, "doorbell accepted by the RTL only (rq %d qn %u pi %u)", int(m.acc_rq_o),
+                           unsigned(m.acc_qn_o), unsigned(m.acc_pi_o))) {
+                auto [cy, rq, qn, pi] = exp_acc.front();
+                exp_acc.pop_front();
+                chk.expect(m.acc_rq_o == rq && m.acc_qn_o == qn && m.acc_pi_o == pi,
+                           "accepted doorbell: rq %d qn %u pi %u, expected rq %d qn %u pi %u", int(m.acc_rq_o),
+                           unsigned(m.acc_qn_o), unsigned(m.acc_pi_o), int(rq), qn, unsigned(pi));
+            }
+        }
+        while (!exp_acc.empty() && std::get<0>(exp_acc.front()) <= clk.cycle && !m.acc_valid_o) {
+            chk.expect(false, "doorbell accepted by the model only (qn %u)", std::get<2>(exp_acc.front()));
+            exp_acc.pop_front();
+        }
+        if (m.ce_valid_o) ce_seen();
+        if (m.d_valid_o && m.d_ready_i) d_beat();
+        if (m.cq_valid_o && m.cq_ready_i) cq_seen();
+        if (beat && (++beat->beat == beat->nbeats || (beat->err && beat->beat > beat->err_beat))) {
+            rd_last_cycle = clk.cycle;
+            dma.erase(dma.begin() + (beat - dma.data()));
+        }
+        beat = nullptr;
+        if (m.rd_valid_o && m.rd_ready_i) rd_seen();
+        if (m.db_valid_i && m.db_ready_o) {
+            Db d{clk.cycle, uint16_t(m.db_fn_i), uint32_t(m.db_off_i), uint32_t(m.db_data_i), unsigned(m.db_size_i)};
+            dbs.push_back(d);
+            ce_wait.push_back(d);
+            db_taken = true;
+            n_db++;
+        }
+        clk.tick();
+        m.ce_drop_i = 0;
+        if (cfg_taken) m.cfg_valid_i = 0;
+        if (rqci_taken) m.rqci_valid_i = 0;
+        if (db_taken) m.db_valid_i = 0;
+        cfg_taken = rqci_taken = db_taken = false;
+    }
+
+    // The CQ/EQ block's part: ownership of CQ/EQ doorbells on the model's contexts.
+    void ce_seen() {
+        // The decode stage is one cycle: the doorbell taken in the previous cycle.
+        while (!ce_wait.empty() && ce_wait.front().cycle + 1 < clk.cycle) ce_wait.pop_front();
+        if (!chk.expect(!ce_wait.empty() && ce_wait.front().cycle + 1 == clk.cycle, "CQ/EQ doorbell from nowhere"))
+            return;
+        Db d = ce_wait.front();
+        ce_wait.pop_front();
+        uint32_t reg = d.off % 4096;
+        chk.expect(m.ce_reg_o == reg / 4 && m.ce_qn_o == (d.val >> 16) && m.ce_idx_o == (d.val & 0xffff) &&
+                       m.ce_fn_o == d.fn && m.ce_page_o == d.off / 4096,
+                   "CQ/EQ doorbell fields (reg %u qn %u)", unsigned(m.ce_reg_o), unsigned(m.ce_qn_o));
+        unsigned qn = d.val >> 16;
+        bool eq = reg == db::EQ_CI || reg == db::EQ_ARM;
+        bool owned = eq ? (qn < hw.eq.size() && hw.eq[qn].valid && hw.eq[qn].fn == d.fn && hw.eq[qn].db_page == d.off / 4096)
+                        : (qn < hw.cq.size() && hw.cq[qn].valid && hw.cq[qn].fn == d.fn && hw.cq[qn].db_page == d.off / 4096);
+        n_ce++;
+        if (!owned) {
+            m.ce_drop_i = 1;
+            m.ce_drop_fn_i = d.fn;
+            n_ce_drop++;
+        }
+    }
+
+    void d_beat() {
+        unsigned q = m.d_sqn_o;
+        if (!d_open) {
+            d_open = true;
+            d_sqn = q;
+            d_cur = Desc{};
+            d_cur.wqe_index = uint16_t(m.d_wqe_index_o);
+            d_cur.signaled = m.d_signaled_o;
+            for (int i = 0; i < 16; i++) d_cur.eth[i] = tb::get_byte(m.d_eth_o, i);
+            d_cur.total = m.d_total_o;
+            if (first_d_cycle == 0) first_d_cycle = clk.cycle;
+        }
+        chk.expect(q == d_sqn, "descriptor transfers of SQ %u inside one of SQ %u", q, d_sqn);
+        const auto &c = hw.sq[q];
+        chk.expect(m.d_fn_o == c.fn && m.d_port_o == c.port && m.d_cqn_o == c.cqn, "descriptor context of SQ %u", q);
+        if (m.d_sge_len_o) d_cur.sges.emplace_back(uint64_t(m.d_sge_addr_o), uint32_t(m.d_sge_len_o));
+        if (!m.d_last_o) return;
+        d_open = false;
+        auto it = exp_desc.find(q);
+        if (!chk.expect(it != exp_desc.end(), "SQ %u: descriptor handed on, the model rejected it", q)) return;
+        const Desc &e = it->second;
+        chk.expect(d_cur.wqe_index == e.wqe_index && d_cur.signaled == e.signaled && d_cur.eth == e.eth,
+                   "SQ %u: descriptor header", q);
+        chk.expect(d_cur.total == e.total, "SQ %u: total %u, model %u", q, d_cur.total, e.total);
+        chk.expect(d_cur.sges == e.sges, "SQ %u: gather list (%zu entries, model %zu)", q, d_cur.sges.size(),
+                   e.sges.size());
+        exp_desc.erase(it);
+    }
+
+    void cq_seen() {
+        bool rq = m.cq_rq_o;
+        unsigned q = m.cq_qn_o;
+        auto &dq = exp_cpl[{rq, q}];
+        n_cpl++;
+        if (!chk.expect(!dq.empty(), "%s %u: completion (idx %u opcode %u status %u syndrome %u) the model did not make",
+                        rq ? "RQ" : "SQ", q, unsigned(m.cq_wqe_index_o), unsigned(m.cq_opcode_o),
+                        unsigned(m.cq_status_o), unsigned(m.cq_syndrome_o)))
+            return;
+        Cpl e = dq.front();
+        dq.pop_front();
+        chk.expect(m.cq_wqe_index_o == e.idx && m.cq_opcode_o == e.opcode && m.cq_status_o == e.status &&
+                       m.cq_syndrome_o == e.syn && m.cq_cqn_o == e.cqn,
+                   "%s %u completion: idx %u opcode %u status %u syndrome %u cqn %u; model idx %u opcode %u status "
+                   "%u syndrome %u cqn %u",
+                   rq ? "RQ" : "SQ", q, unsigned(m.cq_wqe_index_o), unsigned(m.cq_opcode_o), unsigned(m.cq_status_o),
+                   unsigned(m.cq_syndrome_o), unsigned(m.cq_cqn_o), e.idx, e.opcode, e.status, e.syn, e.cqn);
+    }
+
+    void rd_seen() {
+        uint64_t a = m.rd_addr_o;
+        unsigned len = m.rd_len_o;
+        bool in_ring = a >= RING_BASE && a < RING_BASE + RING_SPAN;
+        chk.expect(in_ring, "DMA read outside the rings: %llx", (unsigned long long)a);
+        if (!in_ring) return;
+        unsigned q = unsigned((a - RING_BASE) >> 20);
+        const auto &c = hw.sq[q];
+        uint64_t slot = c.base + (uint64_t(c.ci & ((1u << c.log_size) - 1)) << c.log_stride);
+        // First part: 64 bytes; second part: the rest of num_ds segments.
+        uint8_t num_ds = 0;
+        mem.read(slot + 2, &num_ds, 1);
+        uint32_t rest = (num_ds * 16u + 15) / 64 * 64;
+        bool first = a == slot && len == 64, second = a == slot + 64 && len == rest && num_ds > 3;
+        chk.expect((first || second) && m.rd_fn_o == c.fn,
+                   "SQ %u: DMA read %llx+%u fn %u, expected WQE %u at %llx+64 or +64+%u, fn %u", q,
+                   (unsigned long long)a, len, unsigned(m.rd_fn_o), unsigned(c.ci), (unsigned long long)slot, rest,
+                   unsigned(c.fn));
+        if (second) n_second++;
+        DmaReq r;
+        r.tag = m.rd_tag_o;
+        r.data.resize(((len + 63) / 64) * 64);
+        mem.read(a, r.data.data(), len);
+        r.nbeats = r.data.size() / 64;
+        r.ready_at = clk.cycle + tb::rnd(rng, lat_min, lat_max);
+        r.err = tb::chance(rng, p_dma_err);
+        r.err_beat = tb::rnd(rng, 0, uint32_t(r.nbeats - 1));
+        if (r.err) fail_rng[a] = a + len;
+        if (r.err && second) n_second_err++;
+        dma.push_back(r);
+        rd_hs_cycle = clk.cycle;
+    }
+
+    // ------------------------------------------------------------ stimulus
+    uint32_t db_off(unsigned page, uint32_t reg) { return page * 4096 + reg; }
+
+    void ring(unsigned fn, uint32_t off, uint32_t val, unsigned size = 4) {
+        m.db_valid_i = 1;
+        m.db_fn_i = fn;
+        m.db_off_i = off;
+        m.db_data_i = val;
+        m.db_size_i = size;
+    }
+
+    // A random doorbell (set on the inputs; taken when ready).
+    void random_doorbell() {
+        unsigned k = tb::rnd(rng, 0, 99);
+        if (k < 55 && !sqs.empty()) {
+            unsigned q = sqs[tb::rnd(rng, 0, uint32_t(sqs.size() - 1))];
+            auto &c = hw.sq[q];
+            uint32_t size = 1u << c.log_size;
+            unsigned n = tb::rnd(rng, 0, 4);
+            for (unsigned i = 0; i < n && uint16_t(drv_pi[q] - c.ci) < size; i++) write_wqe(q, drv_pi[q]++);
+            uint16_t idx = drv_pi[q];
+            // Re-ringing an older value (never below what was rung: doorbells
+            // are posted writes in order, a driver never moves pi back).
+            if (tb::chance(rng, 0.1) && uint16_t(drv_pi[q] - c.ci) >= uint16_t(c.pi - c.ci))
+                idx = uint16_t(c.pi + tb::rnd(rng, 0, uint16_t(drv_pi[q] - c.pi)));
+            if (tb::chance(rng, 0.05)) idx = uint16_t(c.ci + size + tb::rnd(rng, 1, 100));  // beyond the ring
+            // At the window's edge: the verdict depends on WQEs finishing
+            // while the doorbell is checked (the same-cycle ci bypass).
+            if (tb::chance(rng, 0.1) && in_flight[q]) idx = uint16_t(c.ci + size + 1);
+            ring(c.fn, db_off(c.db_page, uint32_t(db::SQ)), (q << 16) | idx);
+        } else if (k < 70 && !rqs.empty()) {
+            unsigned q = rqs[tb::rnd(rng, 0, uint32_t(rqs.size() - 1))];
+            auto &c = hw.rq[q];
+            uint32_t size = 1u << c.log_size;
+            unsigned n = tb::rnd(rng, 0, 4);
+            for (unsigned i = 0; i < n && uint16_t(drv_rq_pi[q] - c.ci) < size; i++) drv_rq_pi[q]++;
+            uint16_t idx = drv_rq_pi[q];
+            if (tb::chance(rng, 0.05)) idx = uint16_t(c.ci + size + tb::rnd(rng, 1, 100));
+            if (tb::chance(rng, 0.1)) idx = uint16_t(c.ci + size + 1);
+            ring(c.fn, db_off(c.db_page, uint32_t(db::RQ)), (q << 16) | idx);
+        } else {
+            // Wrong in one way or another (or a CQ/EQ doorbell).
+            unsigned fn = tb::rnd(rng, 0, NFN - 1);
+            unsigned q = tb::chance(rng, 0.5) && !sqs.empty() ? sqs[tb::rnd(rng, 0, uint32_t(sqs.size() - 1))]
+                                                              : tb::rnd(rng, 0, 0xffff);
+            if (tb::chance(rng, 0.1)) q = 0;
+            unsigned page = tb::rnd(rng, 0, tb::chance(rng, 0.8) ? 15 : 255);
+            static const uint32_t regs[] = {uint32_t(db::SQ), uint32_t(db::RQ), uint32_t(db::CQ_CI),
+                                            uint32_t(db::CQ_ARM), uint32_t(db::CQ_ARM_SOLICITED),
+                                            uint32_t(db::EQ_CI), uint32_t(db::EQ_ARM), uint32_t(db::PUSH),
+                                            0x1c, 0x2, 0xffc};
+            uint32_t reg = regs[tb::rnd(rng, 0, 10)];
+            unsigned size = tb::chance(rng, 0.9) ? 4 : (tb::chance(rng, 0.5) ? 8 : tb::rnd(rng, 1, 2));
+            if (tb::chance(rng, 0.3) && q > 0 && q < unsigned(NQ) && hw.sq[q].valid) {  // right queue, one field off
+                fn = hw.sq[q].fn;
+                page = hw.sq[q].db_page;
+                reg = uint32_t(db::SQ);
+                switch (tb::rnd(rng, 0, 2)) {
+                case 0: fn = (fn + tb::rnd(rng, 1, NFN - 1)) % NFN; break;
+                case 1: page = (page + 1) % 256; break;
+                default: size = 8; break;
+                }
+            }
+            ring(fn, db_off(page, reg), (q << 16) | uint16_t(rng()), size);
+        }
+    }
+
+    kite::ctx::wq_ctx new_ctx(unsigned fn, uint8_t state) {
+        kite::ctx::wq_ctx c{};
+        c.valid = 1;
+        c.state = state;
+        c.fn = uint16_t(fn);
+        c.db_page = tb::rnd(rng, 0, hw.func[fn].db_pages - 1);
+        c.log_size = uint8_t(tb::rnd(rng, 2, 8));
+        c.log_stride = uint8_t(tb::rnd(rng, 6, 9));
+        c.port = uint8_t(tb::rnd(rng, 0, 1));
+        c.cqn = tb::rnd(rng, 1, 8);
+        c.kind = kite::ctx::WQ_ETH;
+        return c;
+    }
+
+    void run_cfg(bool rq, unsigned qn, const kite::ctx::wq_ctx &c) {
+        cfg_start(rq, qn, c);
+        while (m.cfg_valid_i) cycle();
+    }
+
+    void setup(unsigned nsq, unsigned nrq) {
+        for (int fn = 0; fn < NFN; fn++) set_fn(fn, fn == 0 ? 256 : (fn % 5 == 4 ? 0 : 16), fn % 2);
+        for (unsigned i = 1; i <= 16; i++) {
+            hw.cq[i].valid = 1;
+            hw.cq[i].log_size = 20;
+            hw.cq[i].fn = uint16_t(i % NFN);
+            hw.cq[i].db_page = 0;
+        }
+        for (unsigned i = 1; i <= 8; i++) {
+            hw.eq[i].valid = 1;
+            hw.eq[i].log_size = 6;
+            hw.eq[i].fn = uint16_t(i % NFN);
+        }
+        std::vector<unsigned> fns;
+        for (int fn = 0; fn < NFN; fn++)
+            if (hw.func[fn].db_pages) fns.push_back(unsigned(fn));
+        std::set<unsigned> used;
+        while (sqs.size() < nsq) {
+            unsigned q = tb::rnd(rng, 1, NQ - 1);
+            if (!used.insert(q).second) continue;
+            sqs.push_back(q);
+            kite::ctx::wq_ctx c = new_ctx(fns[tb::rnd(rng, 0, uint32_t(fns.size() - 1))], wq_state::RDY);
+            c.base = RING_BASE + (uint64_t(q) << 20);
+            run_cfg(false, q, c);
+        }
+        used.clear();
+        while (rqs.size() < nrq) {
+            unsigned q = tb::rnd(rng, 1, NQ - 1);
+            if (!used.insert(q).second) continue;
+            rqs.push_back(q);
+            kite::ctx::wq_ctx c = new_ctx(fns[tb::rnd(rng, 0, uint32_t(fns.size() - 1))], wq_state::RDY);
+            c.is_rq = 1;
+            run_cfg(true, q, c);
+        }
+    }
+
+    // Firmware: a legal state change on a random queue.
+    void random_cfg() {
+        bool rq = tb::chance(rng, 0.3) && !rqs.empty();
+        unsigned q = rq ? rqs[tb::rnd(rng, 0, uint32_t(rqs.size() - 1))] : sqs[tb::rnd(rng, 0, uint32_t(sqs.size() - 1))];
+        kite::ctx::wq_ctx c = rq ? hw.rq[q] : hw.sq[q];
+        switch (c.state) {
+        case wq_state::RDY: c.state = tb::chance(rng, 0.6) ? wq_state::ERR : (tb::chance(rng, 0.5) ? wq_state::RST : wq_state::RDY); break;
+        case wq_state::ERR: c.state = wq_state::RST; break;
+        default: c.state = wq_state::RDY; break;
+        }
+        if (tb::chance(rng, 0.05)) c.valid = 0;
+        else c.valid = 1;
+        cfg_start(rq, q, c);
+    }
+
+    bool quiet() const {
+        return dbs.empty() && dma.empty() && !m.cfg_valid_i && !m.db_valid_i;
+    }
+
+    void check_counters(const char *when) {
+        for (unsigned p = 0; p < 2; p++) {
+            uint64_t dd = uint64_t(m.db_dropped_o[2 * p]) | uint64_t(m.db_dropped_o[2 * p + 1]) << 32;
+            uint64_t bd = uint64_t(m.tx_bad_desc_o[2 * p]) | uint64_t(m.tx_bad_desc_o[2 * p + 1]) << 32;
+            uint64_t de = uint64_t(m.tx_dma_error_o[2 * p]) | uint64_t(m.tx_dma_error_o[2 * p + 1]) << 32;
+            chk.expect(dd == hw.ports[p].stats.db_dropped, "%s: port %u db_dropped %llu, model %llu", when, p,
+                       (unsigned long long)dd, (unsigned long long)hw.ports[p].stats.db_dropped);
+            chk.expect(bd == bad_desc[p], "%s: port %u tx_bad_desc %llu, model %llu (before the gather)", when, p,
+                       (unsigned long long)bd, (unsigned long long)bad_desc[p]);
+            chk.expect(de == hw.ports[p].stats.tx_dma_error, "%s: port %u tx_dma_error %llu, model %llu", when, p,
+                       (unsigned long long)de, (unsigned long long)hw.ports[p].stats.tx_dma_error);
+        }
+    }
+
+    // Runs until every doorbell, WQE and completion is through.
+    void drain(long limit = 200000) {
+        long n = 0;
+        p_d_ready = std::max(p_d_ready, 0.5);
+        p_cq_ready = std::max(p_cq_ready, 0.5);
+        while (n++ < limit) {
+            bool busy = !quiet() || !exp_desc.empty() || d_open;
+            for (auto &kv : exp_cpl) busy = busy || !kv.second.empty();
+            for (unsigned q : sqs) {
+                const auto &c = hw.sq[q];
+                busy = busy || (c.valid && c.state == wq_state::RDY && c.pi != c.ci) || in_flight[q];
+            }
+            if (!busy) break;
+            cycle();
+        }
+        for (int i = 0; i < 8; i++) cycle();
+        chk.expect(n < limit, "drain: work left after %ld cycles", limit);
+        for (auto &kv : exp_cpl)
+            chk.expect(kv.second.empty(), "%s %u: %zu model completions never came", kv.first.first ? "RQ" : "SQ",
+                       kv.first.second, kv.second.size());
+        chk.expect(exp_desc.empty(), "descriptors the model handed on never came");
+    }
+};
+Bench *Bench::self = nullptr;
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    Verilated::commandArgs(argc, argv);
+    tb::Args args(argc, argv);
+    tb::Rng rng(args.seed);
+    tb::Checker chk("queue");
+    std::printf("[queue] seed %llu\n", (unsigned long long)args.seed);
+
+    // ------------------------------------------------------------ random run
+    {
+        Bench b(chk, rng);
+        b.inject = args.inject;
+        b.setup(24, 8);
+        long n = args.iters(60000);
+        for (long i = 0; i < n; i++) {
+            if (!b.m.db_valid_i && tb::chance(rng, 0.3)) b.random_doorbell();
+            if (!b.m.cfg_valid_i && tb::chance(rng, 0.002)) b.random_cfg();
+            if (!b.m.rqci_valid_i && tb::chance(rng, 0.05)) {
+                unsigned q = b.rqs[tb::rnd(rng, 0, uint32_t(b.rqs.size() - 1))];
+                const auto &c = b.hw.rq[q];
+                if (c.valid && c.state == wq_state::RDY && c.pi != c.ci) {
+                    b.m.rqci_valid_i = 1;
+                    b.m.rqci_qn_i = q;
+                    b.m.rqci_ci_i = uint16_t(c.ci + 1);
+                }
+            }
+            if (i % 5000 == 4999) {  // phases: back-pressure, then none
+                b.p_d_ready = tb::chance(rng, 0.5) ? 1.0 : 0.3;
+                b.p_cq_ready = tb::chance(rng, 0.5) ? 1.0 : 0.3;
+            }
+            b.cycle();
+        }
+        b.drain();
+        b.check_counters("random run");
+        std::printf("[queue] random: %ld doorbells (%ld SQ/RQ accepted, %ld CQ/EQ forwarded, %ld of them not owned), "
+                    "%ld context writes\n", b.n_db, b.n_acc, b.n_ce, b.n_ce_drop, b.n_cfg);
+        std::printf("[queue] random: %ld descriptors handed on, %ld malformed, %ld signaled NOPs, %ld DMA errors, "
+                    "%ld flushed WQEs, %ld completions\n", b.n_good, b.n_bad, b.n_nop, b.n_dmaerr, b.n_flush, b.n_cpl);
+        std::printf("[queue] random: %ld WQEs read in two parts (%ld second parts failed)\n", b.n_second,
+                    b.n_second_err);
+        std::printf("[queue] random: db_dropped port0 %llu port1 %llu; syndromes:",
+                    (unsigned long long)b.hw.ports[0].stats.db_dropped, (unsigned long long)b.hw.ports[1].stats.db_dropped);
+        for (auto &kv : b.syn_seen) std::printf(" %u:%ld", kv.first, kv.second);
+        std::printf("\n[queue] scheduling: %ld picks, longest wait of an SQ with work %ld picks (%zu SQs)\n", b.picks,
+                    b.max_wait, b.sqs.size());
+        chk.expect(b.max_wait <= long(b.sqs.size()) + 1, "an SQ waited %ld picks with %zu SQs", b.max_wait, b.sqs.size());
+        for (uint32_t s = 1; s <= 7; s++) chk.expect(b.syn_seen[s] > 0, "coverage: no error with syndrome %u", s);
+        chk.expect(b.n_second_err > 0 && b.n_flush > 0 && b.n_nop > 0 && b.n_ce_drop > 0 && b.n_good > n / 100, "coverage");
+    }
+
+    // ------------------------------------------------------------ latency
+    {
+        tb::Rng r2(args.seed + 1);
+        Bench b(chk, r2);
+        b.setup(1, 0);
+        b.p_dma_err = 0;
+        b.p_d_ready = b.p_cq_ready = 1.0;
+        b.p_cpl_beat = 1.0;
+        b.lat_min = b.lat_max = 1;
+        unsigned q = b.sqs[0];
+        auto &c = b.hw.sq[q];
+        // One good 1-entry WQE, 64-byte stride (one beat).
+        wqe_ctrl ctrl{};
+        ctrl.opcode = wqe_opcode::ETH_TX;
+        ctrl.num_ds = 2;
+        wqe_eth eth{};
+        wqe_sge s{};
+        s.addr = 0x123400000ull;
+        s.len = 1000;
+        std::vector<uint8_t> w(1u << c.log_stride, 0);
+        std::memcpy(w.data(), &ctrl, 16);
+        std::memcpy(w.data() + 16, &eth, 16);
+        std::memcpy(w.data() + 32, &s, 16);
+        b.mem.write(c.base, w.data(), w.size());
+        b.drv_pi[q] = 1;
+        b.ring(c.fn, c.db_page * 4096 + uint32_t(db::SQ), (q << 16) | 1u);
+        uint64_t t0 = b.clk.cycle;
+        b.first_d_cycle = 0;
+        for (int i = 0; i < 100 && !b.first_d_cycle; i++) b.cycle();
+        uint64_t dma = b.rd_last_cycle - b.rd_hs_cycle;
+        uint64_t total = b.first_d_cycle - t0;
+        std::printf("[queue] latency doorbell -> first descriptor transfer: %llu cycles, of which DMA %llu "
+                    "(request taken -> last beat); %llu cycles without DMA (stride %u B)\n",
+                    (unsigned long long)total, (unsigned long long)dma, (unsigned long long)(total - dma),
+                    1u << c.log_stride);
+        chk.expect(b.first_d_cycle != 0, "latency run: no descriptor");
+        b.drain();
+        b.check_counters("latency run");
+    }
+
+    // ------------------------------------------------------------ throughput
+    {
+        tb::Rng r3(args.seed + 2);
+        Bench b(chk, r3);
+        b.setup(32, 0);
+        for (unsigned q : b.sqs) {  // the driver's stride (KITE_SQ_LOG_STRIDE 9)
+            kite::ctx::wq_ctx c = b.hw.sq[q];
+            c.log_stride = 9;
+            b.run_cfg(false, q, c);
+        }
+        b.p_dma_err = 0;
+        b.p_d_ready = b.p_cq_ready = 1.0;
+        b.p_cpl_beat = 1.0;
+        b.lat_min = b.lat_max = 1;
+        // Every SQ full of good single-entry WQEs.
+        for (unsigned q : b.sqs) {
+            auto &c = b.hw.sq[q];
+            uint32_t size = 1u << c.log_size;
+            for (uint32_t i = 0; i < size; i++) {
+                wqe_ctrl ctrl{};
+                ctrl.opcode = wqe_opcode::ETH_TX;
+                ctrl.num_ds = 2;
+                ctrl.wqe_index = uint16_t(i);
+                wqe_eth eth{};
+                wqe_sge s{};
+                s.addr = 0x200000000ull + i * 4096;
+                s.len = 60 + i;
+                std::vector<uint8_t> w(1u << c.log_stride, 0);
+                std::memcpy(w.data(), &ctrl, 16);
+                std::memcpy(w.data() + 16, &eth, 16);
+                std::memcpy(w.data() + 32, &s, 16);
+                b.mem.write(c.base + (uint64_t(i) << c.log_stride), w.data(), w.size());
+            }
+            b.drv_pi[q] = uint16_t(size);
+        }
+        long total_wqe = 0;
+        uint64_t t0 = b.clk.cycle;
+        long picks0 = b.picks, good0 = b.n_good, run = 0, best_run = 0;
+        for (unsigned q : b.sqs) {
+            total_wqe += 1u << b.hw.sq[q].log_size;
+            b.ring(b.hw.sq[q].fn, b.hw.sq[q].db_page * 4096 + uint32_t(db::SQ), (q << 16) | b.drv_pi[q]);
+            while (b.m.db_valid_i) {
+                run = b.m.pick_valid_o ? run + 1 : 0;
+                b.cycle();
+            }
+        }
+        while (b.n_good - good0 < total_wqe && b.clk.cycle - t0 < 1000000) {
+            bool p = b.m.pick_valid_o;
+            b.cycle();
+            run = p ? run + 1 : 0;
+            best_run = std::max(best_run, run);
+        }
+        uint64_t cyc = b.clk.cycle - t0;
+        std::printf("[queue] throughput: %ld WQEs over 32 SQs in %llu cycles: %.3f descriptors/cycle "
+                    "(%.1f M/s at 250 MHz), 512-byte stride, DMA latency 1 cycle; scheduler %.3f picks/cycle, "
+                    "%ld picks in consecutive cycles (16 tags)\n",
+                    b.n_good - good0, (unsigned long long)cyc, double(b.n_good - good0) / double(cyc),
+                    250.0 * double(b.n_good - good0) / double(cyc), double(b.picks - picks0) / double(cyc), best_run);
+        std::printf("[queue] scheduling: longest wait of an SQ with work %ld picks (32 SQs)\n", b.max_wait);
+        chk.expect(b.max_wait <= 33, "an SQ waited %ld picks with 32 SQs", b.max_wait);
+        chk.expect(b.n_good - good0 == total_wqe, "throughput run: %ld of %ld WQEs", b.n_good - good0, total_wqe);
+        b.drain();
+        b.check_counters("throughput run");
+    }
+    return chk.finish();
+}
