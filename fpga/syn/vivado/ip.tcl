@@ -8,12 +8,22 @@ proc kite_create_ips {dir} {
     # at 250 MHz user clock. SR-IOV: 1 PF with 16 VFs (fpga/spec MAX_VFS);
     # BARs per fpga/spec: BAR0 64 KiB registers, BAR2 1 MiB doorbells
     # (VF: 64 KiB), BAR4 MSI-X table/PBA (64 PF / 8 VF vectors).
+    # fpga/rtl/pcie (kite_pcie) expects: no straddling on RQ/RC/CQ/CC, the
+    # default DWORD-aligned mode, tags chosen by the user logic (client tag:
+    # its reorder buffer is indexed by tag), MPS capability 256 bytes (its
+    # MPS parameter; cfg_max_payload / cfg_max_read_req feed it the
+    # negotiated values).
     create_ip -name pcie4_uscale_plus -vendor xilinx.com -library ip -module_name kite_pcie -dir $dir
     set_property -dict [list \
         CONFIG.PCIE_BOARD_INTERFACE {pci_express_x16} \
         CONFIG.PL_LINK_CAP_MAX_LINK_SPEED {8.0_GT/s} \
         CONFIG.PL_LINK_CAP_MAX_LINK_WIDTH {X16} \
         CONFIG.AXISTEN_IF_EXT_512_RQ_STRADDLE {false} \
+        CONFIG.AXISTEN_IF_EXT_512_CQ_STRADDLE {false} \
+        CONFIG.AXISTEN_IF_RC_STRADDLE {false} \
+        CONFIG.AXISTEN_IF_EXT_512_RC_4TLP_STRADDLE {false} \
+        CONFIG.axisten_if_enable_client_tag {true} \
+        CONFIG.pf0_dev_cap_max_payload {256_bytes} \
         CONFIG.axisten_if_width {512_bit} \
         CONFIG.axisten_freq {250} \
         CONFIG.PF0_DEVICE_ID {0001} \

@@ -1,0 +1,202 @@
+// Kite host interface on the AMD UltraScale+ PCIe Gen3 x16 integrated block
+// (PCIE40E4 via pcie4_uscale_plus, PG213) with 512-bit AXI-Stream at 250 MHz
+// for the Alveo U250. Straddling is off on every interface (fpga/syn/vivado
+// configures RQ straddle off; RC/CQ/CC straddle are off by default at 512
+// bits) and every interface is in DWORD-aligned mode.
+//
+// * kite_pcie_rd: DMA reads, RQ read requests + RC completions reordered.
+// * kite_pcie_wr: DMA writes, RQ write requests.
+// * kite_pcie_cq: BAR MMIO, CQ requests in, CC completions out.
+//
+// RQ is shared at TLP granularity, alternating between reads and writes when
+// both wait. Reads and writes are independent channels: a read passes
+// writes that have not yet reached RQ, so a client orders read-after-write
+// by waiting for wr_done_o.
+//
+// PG213 512-bit RQ tuser: [3:0] first BE, [11:8] last BE, [19:16]
+// addr_offset (0 in DWORD-aligned mode), [21:20] is_sop, [27:26] is_eop,
+// [31:28] is_eop0_ptr, [36] discontinue; the rest (TPH, sequence numbers,
+// parity) is 0. RC tuser (byte enables, is_sop/is_eop) is not needed with
+// straddle off: completions are parsed from the descriptor and tlast.
+module kite_pcie #(
+  parameter int unsigned TAGS  = 32,
+  parameter int unsigned MRRS  = 512,
+  parameter int unsigned MPS   = 256,
+  parameter int unsigned ID_W  = 8,
+  parameter int unsigned LEN_W = 16
+) (
+  input  logic             clk_i,
+  input  logic             rst_ni,
+
+  // DMA read client
+  input  logic             rd_req_valid_i,
+  output logic             rd_req_ready_o,
+  input  logic [ID_W-1:0]  rd_req_id_i,
+  input  logic [63:0]      rd_req_addr_i,
+  input  logic [LEN_W-1:0] rd_req_len_i,
+  // From the core's configuration status interface (Device Control).
+  input  logic [1:0]       cfg_max_payload_i,
+  input  logic [2:0]       cfg_max_read_req_i,
+  output logic             rd_rsp_valid_o,
+  input  logic             rd_rsp_ready_i,
+  output logic [ID_W-1:0]  rd_rsp_id_o,
+  output logic [511:0]     rd_rsp_data_o,
+  output logic [63:0]      rd_rsp_keep_o,
+  output logic             rd_rsp_last_o,
+  output logic             rd_rsp_err_o,
+
+  // DMA write client
+  input  logic             wr_req_valid_i,
+  output logic             wr_req_ready_o,
+  input  logic [ID_W-1:0]  wr_req_id_i,
+  input  logic [63:0]      wr_req_addr_i,
+  input  logic [LEN_W-1:0] wr_req_len_i,
+  input  logic             wr_data_valid_i,
+  output logic             wr_data_ready_o,
+  input  logic [511:0]     wr_data_i,
+  output logic             wr_done_o,
+  output logic [ID_W-1:0]  wr_done_id_o,
+  output logic             wr_done_err_o,
+
+  // PCIe core: requester request (s_axis_rq_*)
+  output logic [511:0]     rq_tdata_o,
+  output logic [15:0]      rq_tkeep_o,
+  output logic             rq_tlast_o,
+  output logic [136:0]     rq_tuser_o,
+  output logic             rq_tvalid_o,
+  input  logic             rq_tready_i,
+
+  // PCIe core: requester completion (m_axis_rc_*)
+  input  logic [511:0]     rc_tdata_i,
+  input  logic [15:0]      rc_tkeep_i,
+  input  logic             rc_tlast_i,
+  input  logic [160:0]     rc_tuser_i,
+  input  logic             rc_tvalid_i,
+  output logic             rc_tready_o,
+
+  // PCIe core: completer request (m_axis_cq_*)
+  input  logic [511:0]     cq_tdata_i,
+  input  logic [15:0]      cq_tkeep_i,
+  input  logic             cq_tlast_i,
+  input  logic [182:0]     cq_tuser_i,
+  input  logic             cq_tvalid_i,
+  output logic             cq_tready_o,
+
+  // PCIe core: completer completion (s_axis_cc_*)
+  output logic [511:0]     cc_tdata_o,
+  output logic [15:0]      cc_tkeep_o,
+  output logic             cc_tlast_o,
+  output logic [80:0]      cc_tuser_o,
+  output logic             cc_tvalid_o,
+  input  logic             cc_tready_i,
+
+  // BAR MMIO port (see kite_pcie_cq)
+  output logic             mmio_req_valid_o,
+  output logic             mmio_req_write_o,
+  output logic [7:0]       mmio_req_func_o,
+  output logic [2:0]       mmio_req_bar_o,
+  output logic [31:0]      mmio_req_addr_o,
+  output logic [63:0]      mmio_req_wdata_o,
+  output logic [7:0]       mmio_req_be_o,
+  input  logic             mmio_rsp_valid_i,
+  input  logic [63:0]      mmio_rsp_data_i,
+
+  // Error counters
+  output logic [31:0]      cnt_rc_unexp_tag_o,
+  output logic [31:0]      cnt_rc_cpl_err_o,
+  output logic [31:0]      cnt_rc_bad_o,
+  output logic [31:0]      cnt_rd_zero_len_o,
+  output logic [31:0]      cnt_wr_zero_len_o,
+  output logic [31:0]      cnt_cq_unsup_o,
+  output logic [$clog2(TAGS):0] tags_used_o
+);
+
+  logic         rdq_valid, rdq_ready;
+  logic [127:0] rdq_desc;
+  logic [3:0]   rdq_fbe, rdq_lbe;
+
+  kite_pcie_rd #(.TAGS(TAGS), .MRRS(MRRS), .ID_W(ID_W), .LEN_W(LEN_W)) u_rd (
+    .clk_i, .rst_ni,
+    .rd_req_valid_i, .rd_req_ready_o, .rd_req_id_i, .rd_req_addr_i, .rd_req_len_i,
+    .cfg_max_read_req_i,
+    .rd_rsp_valid_o, .rd_rsp_ready_i, .rd_rsp_id_o, .rd_rsp_data_o, .rd_rsp_keep_o,
+    .rd_rsp_last_o, .rd_rsp_err_o,
+    .rq_valid_o(rdq_valid), .rq_ready_i(rdq_ready), .rq_desc_o(rdq_desc),
+    .rq_first_be_o(rdq_fbe), .rq_last_be_o(rdq_lbe),
+    .rc_tdata_i, .rc_tvalid_i, .rc_tlast_i, .rc_tready_o,
+    .cnt_unexp_tag_o(cnt_rc_unexp_tag_o), .cnt_cpl_err_o(cnt_rc_cpl_err_o),
+    .cnt_cpl_bad_o(cnt_rc_bad_o), .cnt_zero_len_o(cnt_rd_zero_len_o), .tags_used_o
+  );
+
+  logic         wrq_valid, wrq_ready, wrq_sop, wrq_last;
+  logic [511:0] wrq_data;
+  logic [15:0]  wrq_keep;
+  logic [3:0]   wrq_eop, wrq_fbe, wrq_lbe;
+
+  kite_pcie_wr #(.MPS(MPS), .ID_W(ID_W), .LEN_W(LEN_W)) u_wr (
+    .clk_i, .rst_ni,
+    .wr_req_valid_i, .wr_req_ready_o, .wr_req_id_i, .wr_req_addr_i, .wr_req_len_i,
+    .cfg_max_payload_i,
+    .wr_data_valid_i, .wr_data_ready_o, .wr_data_i,
+    .wr_done_o, .wr_done_id_o, .wr_done_err_o,
+    .rq_valid_o(wrq_valid), .rq_ready_i(wrq_ready), .rq_data_o(wrq_data),
+    .rq_keep_o(wrq_keep), .rq_sop_o(wrq_sop), .rq_last_o(wrq_last), .rq_eop_ptr_o(wrq_eop),
+    .rq_first_be_o(wrq_fbe), .rq_last_be_o(wrq_lbe),
+    .cnt_zero_len_o(cnt_wr_zero_len_o)
+  );
+
+  kite_pcie_cq u_cq (
+    .clk_i, .rst_ni,
+    .cq_tdata_i, .cq_tuser_i, .cq_tlast_i, .cq_tvalid_i, .cq_tready_o,
+    .cc_tdata_o, .cc_tuser_o, .cc_tkeep_o, .cc_tlast_o, .cc_tvalid_o, .cc_tready_i,
+    .mmio_req_valid_o, .mmio_req_write_o, .mmio_req_func_o, .mmio_req_bar_o,
+    .mmio_req_addr_o, .mmio_req_wdata_o, .mmio_req_be_o, .mmio_rsp_valid_i, .mmio_rsp_data_i,
+    .cnt_unsup_o(cnt_cq_unsup_o)
+  );
+
+  // RQ arbiter: a write TLP holds RQ from its first beat to its last, and a
+  // beat offered but not taken stays offered (AXI-Stream).
+  logic wr_lock_q, prefer_rd_q, grant_wr, stall_q, stall_wr_q;
+  assign grant_wr  = wr_lock_q || (stall_q ? stall_wr_q : (wrq_valid && (!rdq_valid || !prefer_rd_q)));
+  assign wrq_ready = grant_wr && rq_tready_i;
+  assign rdq_ready = !grant_wr && rq_tready_i;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wr_lock_q   <= 1'b0;
+      prefer_rd_q <= 1'b0;
+      stall_q     <= 1'b0;
+      stall_wr_q  <= 1'b0;
+    end else begin
+      stall_q    <= rq_tvalid_o && !rq_tready_i;
+      stall_wr_q <= grant_wr;
+      if (wrq_valid && wrq_ready) begin
+        wr_lock_q <= !wrq_last;
+        if (wrq_last) prefer_rd_q <= 1'b1;
+      end
+      if (rdq_valid && rdq_ready) prefer_rd_q <= 1'b0;
+    end
+  end
+
+  always_comb begin
+    if (grant_wr) begin
+      rq_tvalid_o = wrq_valid;
+      rq_tdata_o  = wrq_data;
+      rq_tkeep_o  = wrq_keep;
+      rq_tlast_o  = wrq_last;
+      rq_tuser_o  = {100'd0, 1'b0, 4'd0, wrq_eop, 1'b0, wrq_last, 2'b00, 2'b00, 1'b0, wrq_sop,
+                     4'd0, 4'd0, wrq_lbe, 4'd0, wrq_fbe};
+    end else begin
+      rq_tvalid_o = rdq_valid;
+      rq_tdata_o  = {384'd0, rdq_desc};
+      rq_tkeep_o  = 16'h000f;
+      rq_tlast_o  = 1'b1;
+      rq_tuser_o  = {100'd0, 1'b0, 4'd0, 4'd3, 1'b0, 1'b1, 2'b00, 2'b00, 1'b0, 1'b1,
+                     4'd0, 4'd0, rdq_lbe, 4'd0, rdq_fbe};
+    end
+  end
+
+  logic unused_pcie;
+  assign unused_pcie = ^{rc_tkeep_i, rc_tuser_i, cq_tkeep_i};
+
+endmodule : kite_pcie
