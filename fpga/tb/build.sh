@@ -13,10 +13,8 @@ flags=(--cc --exe --build -j 2 --top-module "$top" -Wno-fatal -Wno-lint -Wno-sty
        -CFLAGS "-std=c++20 -O1 -I$root/fpga/tb/common -I$root/fpga/model/include -I$root/fpga/model"
        --Mdir "$out/obj" -o "$out/tb")
 stamp=$( (cat "$tbcpp" "$root"/fpga/tb/common/*.hpp "$root"/fpga/model/include/kite/*.hpp \
-    "$root"/fpga/model/rxp/parser.cpp "$root"/fpga/model/txp/*.?pp "$root"/fpga/model/card/hw.hpp \
-    "$root"/fpga/model/{queue,doorbell,mac,roce,stats}/*.?pp "$@"; echo "${flags[*]}"; verilator --version) | sha256sum | cut -c1-16)
-    "$root"/fpga/model/rxp/parser.cpp "$root"/fpga/model/txp/txoffload.cpp \
-    "$root"/fpga/model/queue/queue.* "$root"/fpga/model/card/hw.hpp "$root"/fpga/model/stats/stats.hpp "$@"; echo "${flags[*]}"; verilator --version) | sha256sum | cut -c1-16)
+    "$root"/fpga/model/txp/*.?pp "$root"/fpga/model/card/hw.hpp \
+    "$root"/fpga/model/{queue,doorbell,mac,roce,stats,rss,rxp}/*.?pp "$@"; echo "${flags[*]}"; verilator --version) | sha256sum | cut -c1-16)
 if [ -x "$out/tb" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
     echo "$out/tb"; exit 0
 fi
