@@ -226,9 +226,10 @@ module kite_rx_dma #(
   logic [CTX_W-1:0] ctx_mem [NQ];
   logic [CTX_W-1:0] ctx_q;
   logic [NQ-1:0]    en_q;
-  logic [NQ-1:0][1:0]  st_q;
-  logic [NQ-1:0][15:0] pi_q;
-  logic [NQ-1:0][15:0] ci_q;
+  // Flat vectors (yosys 0.23 reads no multi-dimensional packed arrays).
+  logic [2*NQ-1:0]  st_q;
+  logic [16*NQ-1:0] pi_q;
+  logic [16*NQ-1:0] ci_q;
 
   logic [FN_W-1:0] c_fn;
   logic [3:0]      c_lsz, c_lstr;
@@ -256,7 +257,7 @@ module kite_rx_dma #(
   end
 
   logic cfg_restart;
-  assign cfg_restart = cfg_state_i == ST_RST || (cfg_state_i == ST_RDY && st_q[cfg_qn_i] == ST_RST);
+  assign cfg_restart = cfg_state_i == ST_RST || (cfg_state_i == ST_RDY && st_q[2*cfg_qn_i +: 2] == ST_RST);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -265,15 +266,15 @@ module kite_rx_dma #(
       pi_q <= '0;
       ci_q <= '0;
     end else begin
-      if (acc_valid_i) pi_q[acc_qn_i] <= acc_pi_i;
-      if (ci_step) ci_q[qn_q] <= ci_q[qn_q] + 1'b1;
-      if (err_set) st_q[qn_q] <= ST_ERR;
+      if (acc_valid_i) pi_q[16*acc_qn_i +: 16] <= acc_pi_i;
+      if (ci_step) ci_q[16*qn_q +: 16] <= ci_cur + 1'b1;
+      if (err_set) st_q[2*qn_q +: 2] <= ST_ERR;
       if (cfg_valid_i) begin
         en_q[cfg_qn_i] <= cfg_en_i;
-        st_q[cfg_qn_i] <= cfg_state_i;
+        st_q[2*cfg_qn_i +: 2] <= cfg_state_i;
         if (cfg_restart) begin
-          pi_q[cfg_qn_i] <= '0;
-          ci_q[cfg_qn_i] <= '0;
+          pi_q[16*cfg_qn_i +: 16] <= '0;
+          ci_q[16*cfg_qn_i +: 16] <= '0;
         end
       end
     end
@@ -283,7 +284,7 @@ module kite_rx_dma #(
   logic [15:0] dlen_q;
   logic        strip_q;
   logic [15:0] ci_cur;
-  assign ci_cur = ci_q[qn_q];
+  assign ci_cur = ci_q[16*qn_q +: 16];
 
   logic [63:0]   wqe_addr_q;
   logic [3:0]    rd_beat_q;
@@ -315,14 +316,17 @@ module kite_rx_dma #(
     end
   end
 
+  // Slot j of the beat is entry 4 * beat + j - (addr mod 64) / 16.
+  logic [SW+3:0] sge_e [4];
+  always_comb
+    for (int j = 0; j < 4; j++) sge_e[j] = (SW + 4)'({rd_beat_q, 2'(j)}) - (SW + 4)'(wqe_addr_q[5:4]);
+
   always_ff @(posedge clk_i) begin
     if (state_q == S_RDRSP && rd_rsp_valid_i) begin
       for (int j = 0; j < 4; j++) begin
-        logic [SW+3:0] e;
-        e = (SW + 4)'({rd_beat_q, 2'(j)}) - (SW + 4)'(wqe_addr_q[5:4]);
-        if (rd_rsp_keep_i[16*j] && e < (SW + 4)'(MAX_SGE)) begin
-          sge_len[e[SW-1:0]]  <= rd_rsp_data_i[128*j + 64 +: 32];
-          sge_addr[e[SW-1:0]] <= rd_rsp_data_i[128*j +: 64];
+        if (rd_rsp_keep_i[16*j] && sge_e[j] < (SW + 4)'(MAX_SGE)) begin
+          sge_len[sge_e[j][SW-1:0]]  <= rd_rsp_data_i[128*j + 64 +: 32];
+          sge_addr[sge_e[j][SW-1:0]] <= rd_rsp_data_i[128*j +: 64];
         end
       end
     end
@@ -413,26 +417,30 @@ module kite_rx_dma #(
     else csum_fix = csum_adj == 16'd0 ? 16'hffff : csum_adj;
   end
 
-  kite_pkg::cqe_t cqe;
+  // kite_pkg::cqe_t as bytes (yosys 0.23 reads no package structs):
+  // 0 byte_cnt, 4 imm_hash, 8 qpn, 12 src_qp, 16 wqe_index, 18 opcode,
+  // 19 status, 20 flags (3 VLAN, 4 L3_OK, 5 L4_OK, 6 L4_BAD), 21 hash_type,
+  // 22 vlan_tci, 24 csum_syndrome, 31 owner (the CQ writer's).
+  logic [255:0] cqe;
   always_comb begin
     cqe = '0;
-    cqe.qpn       = 32'(qn_q);
-    cqe.wqe_index = ci_cur;
+    cqe[95:64]   = 32'(qn_q);
+    cqe[143:128] = ci_cur;
     if (kind_q == EV_OK) begin
-      cqe.byte_cnt      = 32'(dlen_q);
-      cqe.opcode        = kite_pkg::CQE_OPCODE_ETH_RX;
-      cqe.status        = kite_pkg::CQE_STATUS_SUCCESS;
-      cqe.imm_hash      = meta_hash_i;
-      cqe.hash_type     = meta_hash_type_i;
-      cqe.flags_vlan    = strip_q;
-      cqe.vlan_tci      = strip_q ? meta_tci_i : 16'd0;
-      cqe.flags_l3_ok   = l3_ok;
-      cqe.flags_l4_ok   = meta_l4_ok_i;
-      cqe.flags_l4_bad  = meta_l4_bad_i;
-      cqe.csum_syndrome = 32'(csum_fix);
+      cqe[31:0]    = 32'(dlen_q);
+      cqe[63:32]   = meta_hash_i;
+      cqe[151:144] = 8'(kite_pkg::CQE_OPCODE_ETH_RX);
+      cqe[159:152] = 8'(kite_pkg::CQE_STATUS_SUCCESS);
+      cqe[163]     = strip_q;
+      cqe[164]     = l3_ok;
+      cqe[165]     = meta_l4_ok_i;
+      cqe[166]     = meta_l4_bad_i;
+      cqe[175:168] = meta_hash_type_i;
+      cqe[191:176] = strip_q ? meta_tci_i : 16'd0;
+      cqe[223:192] = 32'(csum_fix);
     end else begin
-      cqe.opcode = kite_pkg::CQE_OPCODE_ERROR;
-      cqe.status = kite_pkg::CQE_STATUS_LOC_PROT_ERR;
+      cqe[151:144] = 8'(kite_pkg::CQE_OPCODE_ERROR);
+      cqe[159:152] = 8'(kite_pkg::CQE_STATUS_LOC_PROT_ERR);
     end
   end
   assign cqe_data_o = cqe;
@@ -545,11 +553,11 @@ module kite_rx_dma #(
           bad_key_q  <= 1'b0;
           rd_err_q   <= 1'b0;
           err_wr_q   <= 1'b0;
-          if (!qn_ok_q || !en_q[qn_q] || st_q[qn_q] != ST_RDY) begin
+          if (!qn_ok_q || !en_q[qn_q] || st_q[2*qn_q +: 2] != ST_RDY) begin
             kind_q <= EV_NO_BUF; state_q <= S_REL;
           end else if (meta_malformed_i) begin
             kind_q <= EV_MALFORMED; state_q <= S_REL;
-          end else if (pi_q[qn_q] == ci_cur) begin
+          end else if (pi_q[16*qn_q +: 16] == ci_cur) begin
             kind_q <= EV_NO_BUF_Q; state_q <= S_REL;
           end else begin
             state_q <= S_RDREQ;
