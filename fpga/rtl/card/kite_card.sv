@@ -333,7 +333,8 @@ module kite_card #(
     .cfg_en_i(fw_wq_en_i), .cfg_state_i(fw_wq_state_i), .cfg_fn_i(fw_wq_fn_i), .cfg_page_i(fw_wq_page_i),
     .cfg_log_size_i(fw_wq_log_size_i), .cfg_log_stride_i(fw_wq_log_stride_i), .cfg_cqn_i(fw_wq_cqn_i),
     .cfg_port_i(fw_wq_port_i), .cfg_base_i(fw_wq_base_i),
-    .db_valid_i(db_valid), .db_ready_o(db_ready), .db_fn_i(FN_W'(m_func)), .db_off_i(m_addr[19:0]),
+    .db_valid_i(db_valid), .db_ready_o(db_ready), .db_fn_i(FN_W'(m_func)),
+    .db_off_i(m_addr[19:0] + (m_be[3:0] == 4'h0 ? 20'd4 : 20'd0)),  // the completer's address is 8-byte aligned
     .db_size_i(m_be == 8'hff ? 4'd8 : (m_be == 8'h0f || m_be == 8'hf0 ? 4'd4 :
                (m_be == 8'h03 || m_be == 8'h0c || m_be == 8'h30 || m_be == 8'hc0 ? 4'd2 : 4'd1))),
     .db_data_i(m_be[3:0] == 4'h0 ? m_wdata[63:32] : m_wdata[31:0]),
