@@ -226,10 +226,10 @@ module kite_rx_dma #(
   logic [CTX_W-1:0] ctx_mem [NQ];
   logic [CTX_W-1:0] ctx_q;
   logic [NQ-1:0]    en_q;
-  // Flat vectors (yosys 0.23 reads no multi-dimensional packed arrays).
-  logic [2*NQ-1:0]  st_q;
-  logic [16*NQ-1:0] pi_q;
-  logic [16*NQ-1:0] ci_q;
+  // State, pi and ci: no reset (en_q says which entries hold a context).
+  logic [1:0]       st_q [NQ];
+  logic [15:0]      pi_q [NQ];
+  logic [15:0]      ci_q [NQ];
 
   logic [FN_W-1:0] c_fn;
   logic [3:0]      c_lsz, c_lstr;
@@ -256,35 +256,35 @@ module kite_rx_dma #(
     ctx_q <= ctx_mem[meta_rqn_i[QW-1:0]];
   end
 
+  // As the queue manager: pi = ci = 0 on RST, or RDY from RST (an entry
+  // without a context counts as RST).
   logic cfg_restart;
-  assign cfg_restart = cfg_state_i == ST_RST || (cfg_state_i == ST_RDY && st_q[2*cfg_qn_i +: 2] == ST_RST);
+  assign cfg_restart = cfg_state_i == ST_RST ||
+                       (cfg_state_i == ST_RDY && (!en_q[cfg_qn_i] || st_q[cfg_qn_i] == ST_RST));
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      en_q <= '0;
-      st_q <= '0;  // ST_RST
-      pi_q <= '0;
-      ci_q <= '0;
-    end else begin
-      if (acc_valid_i) pi_q[16*acc_qn_i +: 16] <= acc_pi_i;
-      if (ci_step) ci_q[16*qn_q +: 16] <= ci_cur + 1'b1;
-      if (err_set) st_q[2*qn_q +: 2] <= ST_ERR;
-      if (cfg_valid_i) begin
-        en_q[cfg_qn_i] <= cfg_en_i;
-        st_q[2*cfg_qn_i +: 2] <= cfg_state_i;
-        if (cfg_restart) begin
-          pi_q[16*cfg_qn_i +: 16] <= '0;
-          ci_q[16*cfg_qn_i +: 16] <= '0;
-        end
-      end
+    if (!rst_ni) en_q <= '0;
+    else if (cfg_valid_i) en_q[cfg_qn_i] <= cfg_en_i;
+  end
+
+  // Two write ports each; a context write wins over the datapath's update
+  // of the same entry (it comes last).
+  always_ff @(posedge clk_i) begin
+    if (acc_valid_i) pi_q[acc_qn_i] <= acc_pi_i;
+    if (ci_step) ci_q[qn_q] <= ci_cur + 1'b1;
+    if (err_set) st_q[qn_q] <= ST_ERR;
+    if (cfg_valid_i && cfg_restart) begin
+      pi_q[cfg_qn_i] <= '0;
+      ci_q[cfg_qn_i] <= '0;
     end
+    if (cfg_valid_i) st_q[cfg_qn_i] <= cfg_state_i;
   end
 
   // --------------------------------------------------------- frame, WQE
   logic [15:0] dlen_q;
   logic        strip_q;
   logic [15:0] ci_cur;
-  assign ci_cur = ci_q[16*qn_q +: 16];
+  assign ci_cur = ci_q[qn_q];
 
   logic [63:0]   wqe_addr_q;
   logic [3:0]    rd_beat_q;
@@ -553,11 +553,11 @@ module kite_rx_dma #(
           bad_key_q  <= 1'b0;
           rd_err_q   <= 1'b0;
           err_wr_q   <= 1'b0;
-          if (!qn_ok_q || !en_q[qn_q] || st_q[2*qn_q +: 2] != ST_RDY) begin
+          if (!qn_ok_q || !en_q[qn_q] || st_q[qn_q] != ST_RDY) begin
             kind_q <= EV_NO_BUF; state_q <= S_REL;
           end else if (meta_malformed_i) begin
             kind_q <= EV_MALFORMED; state_q <= S_REL;
-          end else if (pi_q[16*qn_q +: 16] == ci_cur) begin
+          end else if (pi_q[qn_q] == ci_cur) begin
             kind_q <= EV_NO_BUF_Q; state_q <= S_REL;
           end else begin
             state_q <= S_RDREQ;
