@@ -15,6 +15,8 @@ flags=(--cc --exe --build -j 2 --top-module "$top" -Wno-fatal -Wno-lint -Wno-sty
 stamp=$( (cat "$tbcpp" "$root"/fpga/tb/common/*.hpp "$root"/fpga/model/include/kite/*.hpp \
     "$root"/fpga/model/rxp/*.?pp "$root"/fpga/model/txp/*.?pp "$root"/fpga/model/card/hw.hpp \
     "$root"/fpga/model/{queue,doorbell,mac,roce,stats}/*.?pp "$@"; echo "${flags[*]}"; verilator --version) | sha256sum | cut -c1-16)
+    "$root"/fpga/model/txp/*.?pp "$root"/fpga/model/card/hw.hpp \
+    "$root"/fpga/model/{queue,doorbell,mac,roce,stats,rss,rxp}/*.?pp "$@"; echo "${flags[*]}"; verilator --version) | sha256sum | cut -c1-16)
 if [ -x "$out/tb" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
     echo "$out/tb"; exit 0
 fi

@@ -1,0 +1,889 @@
+// Kite card top (model counterpart: fpga/model/card): the UltraScale+ PCIe
+// integrated block's AXI-Stream interfaces on one side, two 512-bit MAC
+// AXI-Stream ports on the other, and the firmware's context/command port
+// exposed (the firmware runs beside the RTL in co-simulation).
+//
+//   host MMIO  CQ/CC -> kite_pcie_cq -> BAR0 kite_regs (64-bit accesses split
+//              into dwords; STATS reads fetch the counter from kite_stats
+//              first) / BAR2 kite_doorbell (kite_qm_top)
+//   TX         doorbell -> queue manager -> WQE fetch (DMA read) -> per port:
+//              kite_card_txg gather (DMA read) -> kite_txp_lso -> kite_card_fcs
+//              (pad, FCS by kite_mac_crc32) -> MAC TX; ETH_TX CQE
+//   RX         MAC RX (frame-level round robin of the two ports) -> kite_rxp
+//              -> kite_rss -> kite_rx_dma (DMA writes) -> RX CQE
+//   CQ/EQ      one ordered command stream into kite_cq (firmware, CQ/EQ
+//              doorbells, queue manager completions, RX and TX CQEs); its
+//              CQE/EQE writes share the DMA write client with RX data; MSI-X
+//              requests leave on msix_*
+//   counters   kite_stats: RX per-frame outcome (port and RQ counters), TX
+//              frames and bytes per port
+//
+// DMA clients of kite_pcie: reads by id (0x00-0x0f WQE fetch tags, 0x40 RX
+// WQE, 0x80 | port TX gather), writes by id (0 RX data, 1 CQ writer). The
+// MAC ports run in this (250 MHz) clock; clock-domain FIFOs to the MAC's
+// 322 MHz domain and everything listed as missing in rtl.rst ("Card top")
+// are outside.
+module kite_card #(
+  parameter int unsigned NQ    = 512,
+  parameter int unsigned FN_W  = 5,
+  parameter int unsigned NPORT = 2
+) (
+  input  logic                      clk_i,
+  input  logic                      rst_ni,
+
+  // PCIe core (PG213), see kite_pcie.
+  output logic [511:0]              rq_tdata_o,
+  output logic [15:0]               rq_tkeep_o,
+  output logic                      rq_tlast_o,
+  output logic [136:0]              rq_tuser_o,
+  output logic                      rq_tvalid_o,
+  input  logic                      rq_tready_i,
+  input  logic [511:0]              rc_tdata_i,
+  input  logic [15:0]               rc_tkeep_i,
+  input  logic                      rc_tlast_i,
+  input  logic [160:0]              rc_tuser_i,
+  input  logic                      rc_tvalid_i,
+  output logic                      rc_tready_o,
+  input  logic [511:0]              cq_tdata_i,
+  input  logic [15:0]               cq_tkeep_i,
+  input  logic                      cq_tlast_i,
+  input  logic [182:0]              cq_tuser_i,
+  input  logic                      cq_tvalid_i,
+  output logic                      cq_tready_o,
+  output logic [511:0]              cc_tdata_o,
+  output logic [15:0]               cc_tkeep_o,
+  output logic                      cc_tlast_o,
+  output logic [80:0]               cc_tuser_o,
+  output logic                      cc_tvalid_o,
+  input  logic                      cc_tready_i,
+  input  logic [1:0]                cfg_max_payload_i,
+  input  logic [2:0]                cfg_max_read_req_i,
+
+  // MSI-X requests (to the core's cfg_interrupt_msix_* through the function's table).
+  output logic                      msix_valid_o,
+  input  logic                      msix_ready_i,
+  output logic [FN_W-1:0]           msix_fn_o,
+  output logic [15:0]               msix_vector_o,
+
+  // MAC ports, port p at [512p +: 512] / [64p +: 64] / [p].
+  output logic [NPORT-1:0]          tx_tvalid_o,
+  input  logic [NPORT-1:0]          tx_tready_i,
+  output logic [NPORT*512-1:0]      tx_tdata_o,
+  output logic [NPORT*64-1:0]       tx_tkeep_o,
+  output logic [NPORT-1:0]          tx_tlast_o,
+  input  logic [NPORT-1:0]          rx_tvalid_i,
+  output logic [NPORT-1:0]          rx_tready_o,
+  input  logic [NPORT*512-1:0]      rx_tdata_i,
+  input  logic [NPORT*64-1:0]       rx_tkeep_i,
+  input  logic [NPORT-1:0]          rx_tlast_i,
+
+  // Firmware: function table, SQ/RQ contexts, CQ/EQ commands, RSS table.
+  input  logic                      fw_fn_we_i,
+  input  logic [FN_W-1:0]           fw_fn_sel_i,
+  input  logic [8:0]                fw_fn_db_pages_i,
+  input  logic [$clog2(NPORT)-1:0]  fw_fn_port_i,
+  input  logic                      fw_wq_valid_i,
+  output logic                      fw_wq_ready_o,
+  input  logic                      fw_wq_rq_i,
+  input  logic [$clog2(NQ)-1:0]     fw_wq_qn_i,
+  input  logic                      fw_wq_en_i,
+  input  logic [1:0]                fw_wq_state_i,
+  input  logic [FN_W-1:0]           fw_wq_fn_i,
+  input  logic [7:0]                fw_wq_page_i,
+  input  logic [3:0]                fw_wq_log_size_i,
+  input  logic [3:0]                fw_wq_log_stride_i,
+  input  logic [15:0]               fw_wq_cqn_i,
+  input  logic [$clog2(NPORT)-1:0]  fw_wq_port_i,
+  input  logic [63:0]               fw_wq_base_i,
+  input  logic [7:0]                fw_wq_flags_i,
+  input  logic                      fw_cq_valid_i,     // kite_cq command port
+  output logic                      fw_cq_ready_o,
+  input  logic [2:0]                fw_cq_op_i,
+  input  logic [15:0]               fw_cq_qn_i,
+  input  logic [255:0]              fw_cq_data_i,
+  input  logic                      fw_rss_we_i,
+  input  logic [8:0]                fw_rss_addr_i,
+  input  logic [31:0]               fw_rss_wdata_i,
+  input  logic [31:0]               now_us_i,
+  input  logic                      tick_i,
+
+  // BAR0 identity / status from the firmware, command queue to it.
+  input  logic [31:0]               fw_version_i,
+  input  logic [63:0]               serial_i,
+  input  logic [31:0]               func_info_i,
+  input  logic [2:0]                dev_status_i,
+  input  logic [31:0]               health_syndrome_i,
+  input  logic [31:0]               heartbeat_i,
+  input  logic [15:0]               cmdq_ci_i,
+  input  logic                      reset_done_i,
+  output logic                      reset_req_o,
+  output logic [63:0]               cmdq_base_o,
+  output logic [3:0]                cmdq_log_size_o,
+  output logic                      cmdq_enable_o,
+  output logic [15:0]               cmdq_pi_o,
+  output logic                      cmdq_db_o,
+
+  // Events with no counter slot yet (rtl.rst).
+  output logic [31:0]               mmio_wr_drop_o,
+  output logic                      cqe_drop_o,
+  output logic                      rq_err_o,
+  output logic [$clog2(NQ)-1:0]     rq_err_qn_o
+);
+  localparam int unsigned QW   = $clog2(NQ);
+  localparam int unsigned PW   = $clog2(NPORT);
+  localparam int unsigned NTAG = 16;
+  localparam int unsigned TW   = $clog2(NTAG);
+
+  // ============================================================== PCIe
+  logic         rd_req_valid, rd_req_ready, rd_rsp_valid, rd_rsp_ready, rd_rsp_last, rd_rsp_err;
+  logic [7:0]   rd_req_id, rd_rsp_id;
+  logic [63:0]  rd_req_addr, rd_rsp_keep;
+  logic [15:0]  rd_req_len;
+  logic [511:0] rd_rsp_data;
+  logic         wr_req_valid, wr_req_ready, wr_data_valid, wr_data_ready, wr_done, wr_done_err;
+  logic [7:0]   wr_req_id, wr_done_id;
+  logic [63:0]  wr_req_addr;
+  logic [15:0]  wr_req_len;
+  logic [511:0] wr_data;
+  logic         mmio_req_valid, mmio_req_write, mmio_rsp_valid;
+  logic [7:0]   mmio_req_func, mmio_req_be;
+  logic [2:0]   mmio_req_bar;
+  logic [31:0]  mmio_req_addr;
+  logic [63:0]  mmio_req_wdata, mmio_rsp_data;
+  logic [31:0]  cnt_rc_unexp_tag, cnt_rc_cpl_err, cnt_rc_bad, cnt_rd_zero_len, cnt_wr_zero_len, cnt_cq_unsup;
+  logic [5:0]   tags_used;
+
+  kite_pcie u_pcie (
+    .clk_i, .rst_ni,
+    .rd_req_valid_i(rd_req_valid), .rd_req_ready_o(rd_req_ready), .rd_req_id_i(rd_req_id),
+    .rd_req_addr_i(rd_req_addr), .rd_req_len_i(rd_req_len),
+    .cfg_max_payload_i, .cfg_max_read_req_i,
+    .rd_rsp_valid_o(rd_rsp_valid), .rd_rsp_ready_i(rd_rsp_ready), .rd_rsp_id_o(rd_rsp_id),
+    .rd_rsp_data_o(rd_rsp_data), .rd_rsp_keep_o(rd_rsp_keep), .rd_rsp_last_o(rd_rsp_last),
+    .rd_rsp_err_o(rd_rsp_err),
+    .wr_req_valid_i(wr_req_valid), .wr_req_ready_o(wr_req_ready), .wr_req_id_i(wr_req_id),
+    .wr_req_addr_i(wr_req_addr), .wr_req_len_i(wr_req_len),
+    .wr_data_valid_i(wr_data_valid), .wr_data_ready_o(wr_data_ready), .wr_data_i(wr_data),
+    .wr_done_o(wr_done), .wr_done_id_o(wr_done_id), .wr_done_err_o(wr_done_err),
+    .rq_tdata_o, .rq_tkeep_o, .rq_tlast_o, .rq_tuser_o, .rq_tvalid_o, .rq_tready_i,
+    .rc_tdata_i, .rc_tkeep_i, .rc_tlast_i, .rc_tuser_i, .rc_tvalid_i, .rc_tready_o,
+    .cq_tdata_i, .cq_tkeep_i, .cq_tlast_i, .cq_tuser_i, .cq_tvalid_i, .cq_tready_o,
+    .cc_tdata_o, .cc_tkeep_o, .cc_tlast_o, .cc_tuser_o, .cc_tvalid_o, .cc_tready_i,
+    .mmio_req_valid_o(mmio_req_valid), .mmio_req_write_o(mmio_req_write), .mmio_req_func_o(mmio_req_func),
+    .mmio_req_bar_o(mmio_req_bar), .mmio_req_addr_o(mmio_req_addr), .mmio_req_wdata_o(mmio_req_wdata),
+    .mmio_req_be_o(mmio_req_be), .mmio_rsp_valid_i(mmio_rsp_valid), .mmio_rsp_data_i(mmio_rsp_data),
+    .cnt_rc_unexp_tag_o(cnt_rc_unexp_tag), .cnt_rc_cpl_err_o(cnt_rc_cpl_err), .cnt_rc_bad_o(cnt_rc_bad),
+    .cnt_rd_zero_len_o(cnt_rd_zero_len), .cnt_wr_zero_len_o(cnt_wr_zero_len), .cnt_cq_unsup_o(cnt_cq_unsup),
+    .tags_used_o(tags_used)
+  );
+
+  // ============================================================== MMIO
+  // Requests queue here: the completer port has no back-pressure, and a
+  // doorbell may wait for the queue manager (db_ready).
+  localparam int unsigned MQ = 8;
+  logic [1+8+3+32+64+8-1:0] mq_mem [MQ];
+  logic [3:0]   mq_wr_q, mq_rd_q;
+  logic         mq_empty, mq_full, mq_pop;
+  logic         m_write;
+  logic [7:0]   m_func, m_be;
+  logic [2:0]   m_bar;
+  logic [31:0]  m_addr;
+  logic [63:0]  m_wdata;
+  logic [31:0]  mmio_drop_q;
+  assign mq_empty = mq_wr_q == mq_rd_q;
+  assign mq_full  = (mq_wr_q - mq_rd_q) == 4'(MQ);
+  assign {m_write, m_func, m_bar, m_addr, m_wdata, m_be} = mq_mem[mq_rd_q[2:0]];
+  assign mmio_wr_drop_o = mmio_drop_q;
+
+  always_ff @(posedge clk_i) if (mmio_req_valid && !mq_full)
+    mq_mem[mq_wr_q[2:0]] <= {mmio_req_write, mmio_req_func, mmio_req_bar, mmio_req_addr, mmio_req_wdata, mmio_req_be};
+
+  // BAR0 sequencer: up to two dword accesses per request; STATS reads first
+  // read the counter from kite_stats (3-cycle read) and hold it for kite_regs.
+  typedef enum logic [2:0] {M_IDLE, M_STAT, M_STATW, M_ACC, M_WAIT, M_RSP, M_DB} mstate_e;
+  mstate_e      ms_q;
+  logic         m_hi_q;          // current dword is the upper one
+  logic         acc_hi_q;        // the access answered now was the upper one
+  logic [63:0]  m_rdata_q, stat_q;
+  logic         reg_req_valid, reg_rsp_valid;
+  logic [15:0]  reg_req_addr;
+  logic [31:0]  reg_req_wdata, reg_rdata;
+  logic [4:0]   regs_stats_addr;
+  logic         st_rd_valid, st_rd_ready, st_rd_vo, st_rd_err;
+  logic [13:0]  st_rd_idx;
+  logic [63:0]  st_rd_data;
+  logic         db_valid, db_ready;
+  logic         m_is_stats, m_lo_en, m_hi_en, m_other;
+
+  assign m_is_stats = m_addr[15:0] >= 16'(kite_pkg::REG_STATS_BASE) &&
+                      m_addr[15:0] < 16'(kite_pkg::REG_STATS_BASE) + 16'd256;
+  assign m_lo_en  = m_be[3:0] != 4'h0;
+  assign m_hi_en  = m_be[7:4] != 4'h0;
+  assign m_other  = m_bar != 3'd0 && !(m_bar == 3'd2 && m_write);  // answered 0 / ignored
+  assign reg_req_addr  = m_addr[15:0] + (m_hi_q ? 16'd4 : 16'd0);
+  assign reg_req_wdata = m_hi_q ? m_wdata[63:32] : m_wdata[31:0];
+  assign reg_req_valid = ms_q == M_ACC;
+  assign st_rd_valid   = ms_q == M_STAT;
+  assign st_rd_idx     = 14'(regs_stats_addr);   // the PF's port 0 counters
+  assign db_valid      = ms_q == M_DB;
+  assign mq_pop        = ms_q == M_RSP || (ms_q == M_DB && db_ready) ||
+                         (ms_q == M_ACC && m_write && (m_hi_q || !m_hi_en)) ||
+                         (ms_q == M_IDLE && !mq_empty && m_other);
+  assign mmio_rsp_valid = ms_q == M_RSP || (ms_q == M_IDLE && !mq_empty && m_other && !m_write);
+  assign mmio_rsp_data  = ms_q == M_RSP ? m_rdata_q : 64'd0;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      mq_wr_q     <= '0;
+      mq_rd_q     <= '0;
+      mmio_drop_q <= '0;
+      ms_q        <= M_IDLE;
+      m_hi_q      <= 1'b0;
+      acc_hi_q    <= 1'b0;
+      m_rdata_q   <= '0;
+      stat_q      <= '0;
+    end else begin
+      if (mmio_req_valid) begin
+        if (mq_full) mmio_drop_q <= mmio_drop_q + 1'b1;
+        else mq_wr_q <= mq_wr_q + 1'b1;
+      end
+      if (mq_pop) mq_rd_q <= mq_rd_q + 1'b1;
+      acc_hi_q <= m_hi_q;
+      if (reg_rsp_valid) begin
+        if (acc_hi_q) m_rdata_q[63:32] <= reg_rdata;
+        else m_rdata_q[31:0] <= reg_rdata;
+      end
+      unique case (ms_q)
+        M_IDLE: if (!mq_empty && !m_other) begin
+          m_hi_q    <= !m_lo_en;
+          m_rdata_q <= '0;
+          if (m_bar == 3'd2) ms_q <= M_DB;
+          else ms_q <= (!m_write && m_is_stats) ? M_STAT : M_ACC;
+        end
+        M_STAT: if (st_rd_ready) ms_q <= M_STATW;
+        M_STATW: if (st_rd_vo) begin
+          stat_q <= st_rd_data;
+          ms_q   <= M_ACC;
+        end
+        M_ACC: begin
+          if (!m_hi_q && m_hi_en) m_hi_q <= 1'b1;
+          else ms_q <= m_write ? M_IDLE : M_WAIT;
+        end
+        M_WAIT: ms_q <= M_RSP;
+        M_RSP: ms_q <= M_IDLE;
+        M_DB: if (db_ready) ms_q <= M_IDLE;
+        default: ms_q <= M_IDLE;
+      endcase
+    end
+  end
+
+  kite_regs u_regs (
+    .clk_i, .rst_ni,
+    .req_valid_i(reg_req_valid && m_func == 8'd0), .req_write_i(m_write),
+    .req_addr_i(reg_req_addr), .req_wdata_i(reg_req_wdata),
+    .rsp_valid_o(reg_rsp_valid), .rsp_rdata_o(reg_rdata),
+    .fw_version_i, .serial_i, .func_info_i, .dev_status_i, .health_syndrome_i, .heartbeat_i,
+    .cmdq_ci_i, .reset_done_i, .reset_req_o, .cmdq_base_o, .cmdq_log_size_o, .cmdq_enable_o,
+    .cmdq_pi_o, .cmdq_db_o,
+    .stats_addr_o(regs_stats_addr), .stats_data_i(stat_q)
+  );
+
+  // ============================================================== queues
+  logic                acc_valid, acc_rq;
+  logic [QW-1:0]       acc_qn;
+  logic [15:0]         acc_pi;
+  logic                ce_valid;
+  logic [2:0]          ce_reg;
+  logic [15:0]         ce_qn, ce_idx;
+  logic [FN_W-1:0]     ce_fn;
+  logic [7:0]          ce_page;
+  logic                rqci_valid, rqci_ready;
+  logic [QW-1:0]       rqci_qn;
+  logic [15:0]         rqci_ci;
+  logic                f_rd_valid, f_rd_ready, f_cpl_valid;
+  logic [TW-1:0]       f_rd_tag;
+  logic [FN_W-1:0]     f_rd_fn;
+  logic [63:0]         f_rd_addr;
+  logic [9:0]          f_rd_len;
+  logic                d_valid, d_ready, d_signaled, d_last;
+  logic [QW-1:0]       d_sqn;
+  logic [FN_W-1:0]     d_fn;
+  logic [PW-1:0]       d_port;
+  logic [15:0]         d_cqn, d_wqe_index;
+  logic [127:0]        d_eth;
+  logic [4:0]          d_nsge;
+  logic [16:0]         d_total;
+  logic [63:0]         d_sge_addr;
+  logic [31:0]         d_sge_len;
+  logic                qc_valid, qc_ready, qc_rq;
+  logic [QW-1:0]       qc_qn;
+  logic [15:0]         qc_cqn, qc_wqe_index;
+  logic [7:0]          qc_opcode, qc_status;
+  logic [31:0]         qc_syndrome;
+  logic                ci_valid, pick_valid;
+  logic [QW-1:0]       ci_sqn, pick_sqn;
+  logic [15:0]         ci_idx;
+  logic [NPORT*64-1:0] db_dropped, tx_bad_desc, tx_dma_error;
+  logic                fw_wq_ready;
+
+  kite_qm_top #(.FN_W(FN_W), .NQ(NQ), .NPORT(NPORT), .NTAG(NTAG)) u_qm (
+    .clk_i, .rst_ni,
+    .fn_we_i(fw_fn_we_i), .fn_sel_i(fw_fn_sel_i), .fn_db_pages_i(fw_fn_db_pages_i), .fn_port_i(fw_fn_port_i),
+    .cfg_valid_i(fw_wq_valid_i), .cfg_ready_o(fw_wq_ready), .cfg_rq_i(fw_wq_rq_i), .cfg_qn_i(fw_wq_qn_i),
+    .cfg_en_i(fw_wq_en_i), .cfg_state_i(fw_wq_state_i), .cfg_fn_i(fw_wq_fn_i), .cfg_page_i(fw_wq_page_i),
+    .cfg_log_size_i(fw_wq_log_size_i), .cfg_log_stride_i(fw_wq_log_stride_i), .cfg_cqn_i(fw_wq_cqn_i),
+    .cfg_port_i(fw_wq_port_i), .cfg_base_i(fw_wq_base_i),
+    .db_valid_i(db_valid), .db_ready_o(db_ready), .db_fn_i(FN_W'(m_func)),
+    .db_off_i(m_addr[19:0] + (m_be[3:0] == 4'h0 ? 20'd4 : 20'd0)),  // the completer's address is 8-byte aligned
+    .db_size_i(m_be == 8'hff ? 4'd8 : (m_be == 8'h0f || m_be == 8'hf0 ? 4'd4 :
+               (m_be == 8'h03 || m_be == 8'h0c || m_be == 8'h30 || m_be == 8'hc0 ? 4'd2 : 4'd1))),
+    .db_data_i(m_be[3:0] == 4'h0 ? m_wdata[63:32] : m_wdata[31:0]),
+    .acc_valid_o(acc_valid), .acc_rq_o(acc_rq), .acc_qn_o(acc_qn), .acc_pi_o(acc_pi),
+    .ce_valid_o(ce_valid), .ce_reg_o(ce_reg), .ce_qn_o(ce_qn), .ce_idx_o(ce_idx), .ce_fn_o(ce_fn),
+    .ce_page_o(ce_page), .ce_drop_i(1'b0), .ce_drop_fn_i('0),
+    .rqci_valid_i(rqci_valid), .rqci_ready_o(rqci_ready), .rqci_qn_i(rqci_qn), .rqci_ci_i(rqci_ci),
+    .rd_valid_o(f_rd_valid), .rd_ready_i(f_rd_ready), .rd_tag_o(f_rd_tag), .rd_fn_o(f_rd_fn),
+    .rd_addr_o(f_rd_addr), .rd_len_o(f_rd_len),
+    .rd_cpl_valid_i(f_cpl_valid), .rd_cpl_tag_i(rd_rsp_id[TW-1:0]), .rd_cpl_data_i(rd_rsp_data),
+    .rd_cpl_last_i(rd_rsp_last), .rd_cpl_err_i(rd_rsp_err),
+    .d_valid_o(d_valid), .d_ready_i(d_ready), .d_sqn_o(d_sqn), .d_fn_o(d_fn), .d_port_o(d_port),
+    .d_cqn_o(d_cqn), .d_wqe_index_o(d_wqe_index), .d_signaled_o(d_signaled), .d_eth_o(d_eth),
+    .d_nsge_o(d_nsge), .d_total_o(d_total), .d_sge_addr_o(d_sge_addr), .d_sge_len_o(d_sge_len),
+    .d_last_o(d_last),
+    .cq_valid_o(qc_valid), .cq_ready_i(qc_ready), .cq_rq_o(qc_rq), .cq_qn_o(qc_qn), .cq_cqn_o(qc_cqn),
+    .cq_wqe_index_o(qc_wqe_index), .cq_opcode_o(qc_opcode), .cq_status_o(qc_status),
+    .cq_syndrome_o(qc_syndrome),
+    .ci_valid_o(ci_valid), .ci_sqn_o(ci_sqn), .ci_o(ci_idx), .pick_valid_o(pick_valid), .pick_sqn_o(pick_sqn),
+    .db_dropped_o(db_dropped), .tx_bad_desc_o(tx_bad_desc), .tx_dma_error_o(tx_dma_error)
+  );
+  assign fw_wq_ready_o = fw_wq_ready;
+
+  // ============================================================== TX
+  logic [NPORT-1:0]         g_d_ready, g_rd_valid, g_rd_ready, g_rsp_valid, g_rsp_ready;
+  logic [NPORT-1:0]         g_cqe_valid, g_cqe_ready, g_dma_err;
+  logic [NPORT*FN_W-1:0]    g_rd_fn;
+  logic [NPORT*64-1:0]      g_rd_addr;
+  logic [NPORT*16-1:0]      g_rd_len, g_cqe_cqn;
+  logic [NPORT*256-1:0]     g_cqe_data;
+  logic [NPORT-1:0]         fcs_frame;
+  logic [NPORT*16-1:0]      fcs_len;
+
+  assign d_ready = g_d_ready[d_port];
+
+  for (genvar p = 0; p < NPORT; p++) begin : g_tx
+    logic         l_valid, l_ready, l_last, t_valid, t_ready, t_last;
+    logic [511:0] l_data, t_data;
+    logic [63:0]  l_keep, t_keep;
+    logic [127:0] l_eth;
+    logic [31:0]  l_len, l_first_len, lso_cnt, seg_cnt, drop_cnt;
+
+    kite_card_txg #(.NQ(NQ), .FN_W(FN_W)) u_txg (
+      .clk_i, .rst_ni,
+      .d_valid_i(d_valid && d_port == PW'(p)), .d_ready_o(g_d_ready[p]),
+      .d_sqn_i(d_sqn), .d_fn_i(d_fn), .d_cqn_i(d_cqn), .d_wqe_index_i(d_wqe_index),
+      .d_signaled_i(d_signaled), .d_eth_i(d_eth), .d_total_i(d_total), .d_sge_addr_i(d_sge_addr),
+      .d_sge_len_i(d_sge_len), .d_last_i(d_last),
+      .rd_valid_o(g_rd_valid[p]), .rd_ready_i(g_rd_ready[p]), .rd_fn_o(g_rd_fn[p*FN_W +: FN_W]),
+      .rd_addr_o(g_rd_addr[p*64 +: 64]), .rd_len_o(g_rd_len[p*16 +: 16]),
+      .rd_rsp_valid_i(g_rsp_valid[p]), .rd_rsp_ready_o(g_rsp_ready[p]), .rd_rsp_data_i(rd_rsp_data),
+      .rd_rsp_keep_i(rd_rsp_keep), .rd_rsp_last_i(rd_rsp_last), .rd_rsp_err_i(rd_rsp_err),
+      .m_valid_o(l_valid), .m_ready_i(l_ready), .m_data_o(l_data), .m_keep_o(l_keep), .m_last_o(l_last),
+      .m_eth_o(l_eth), .m_len_o(l_len), .m_first_len_o(l_first_len),
+      .cqe_valid_o(g_cqe_valid[p]), .cqe_ready_i(g_cqe_ready[p]), .cqe_cqn_o(g_cqe_cqn[p*16 +: 16]),
+      .cqe_data_o(g_cqe_data[p*256 +: 256]), .dma_err_o(g_dma_err[p])
+    );
+
+    kite_txp_lso u_lso (
+      .clk_i, .rst_ni,
+      .s_valid_i(l_valid), .s_ready_o(l_ready), .s_data_i(l_data), .s_keep_i(l_keep), .s_last_i(l_last),
+      .s_eth_i(l_eth), .s_len_i(l_len), .s_first_len_i(l_first_len),
+      .m_valid_o(t_valid), .m_ready_i(t_ready), .m_data_o(t_data), .m_keep_o(t_keep), .m_last_o(t_last),
+      .lso_cnt_o(lso_cnt), .seg_cnt_o(seg_cnt), .drop_cnt_o(drop_cnt)
+    );
+
+    kite_card_fcs u_fcs (
+      .clk_i, .rst_ni,
+      .s_valid_i(t_valid), .s_ready_o(t_ready), .s_data_i(t_data), .s_keep_i(t_keep), .s_last_i(t_last),
+      .m_valid_o(tx_tvalid_o[p]), .m_ready_i(tx_tready_i[p]), .m_data_o(tx_tdata_o[p*512 +: 512]),
+      .m_keep_o(tx_tkeep_o[p*64 +: 64]), .m_last_o(tx_tlast_o[p]),
+      .frame_o(fcs_frame[p]), .frame_len_o(fcs_len[p*16 +: 16])
+    );
+
+    logic unused_tx;
+    assign unused_tx = ^{lso_cnt, seg_cnt, drop_cnt};
+  end
+
+  // ============================================================== RX
+  // Frame-level round robin between the ports (a port keeps the grant until
+  // its last beat).
+  logic          rx_lock_q;
+  logic [PW-1:0] rx_sel_q, rx_sel;
+  logic          in_valid, in_ready, in_last, rxp_ready, dma_s_ready;
+  logic [511:0]  in_data;
+  logic [63:0]   in_keep;
+  always_comb begin
+    rx_sel = rx_sel_q;
+    if (!rx_lock_q && !rx_tvalid_i[rx_sel_q]) begin
+      for (int k = NPORT - 1; k >= 1; k--)
+        if (rx_tvalid_i[PW'((32'(rx_sel_q) + 32'(k)) % NPORT)]) rx_sel = PW'((32'(rx_sel_q) + 32'(k)) % NPORT);
+    end
+  end
+  assign in_valid = rx_tvalid_i[rx_sel];
+  assign in_data  = rx_tdata_i[rx_sel*512 +: 512];
+  assign in_keep  = rx_tkeep_i[rx_sel*64 +: 64];
+  assign in_last  = rx_tlast_i[rx_sel];
+  assign in_ready = rxp_ready && dma_s_ready;
+  always_comb begin
+    rx_tready_o = '0;
+    rx_tready_o[rx_sel] = in_ready;
+  end
+
+  // Port of each frame, for the counters.
+  logic [PW-1:0] rxport_mem [16];
+  logic [4:0]    rxport_wr_q, rxport_rd_q;
+  always_ff @(posedge clk_i) if (in_valid && in_ready && in_last) rxport_mem[rxport_wr_q[3:0]] <= rx_sel;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rx_lock_q <= 1'b0;
+      rx_sel_q  <= '0;
+    end else if (in_valid && in_ready) begin
+      rx_lock_q <= !in_last;
+      rx_sel_q  <= in_last ? PW'((32'(rx_sel) + 1) % NPORT) : rx_sel;
+    end else if (!rx_lock_q) begin
+      rx_sel_q <= rx_sel;
+    end
+  end
+
+  logic         p_valid, p_ready, p_ip_frag, p_v4ok, p_roce, p_malformed, p_deep, p_l4_ok, p_l4_bad;
+  logic [15:0]  p_len, p_tci, p_ethertype, p_l3_hdr_len, p_l3_end, p_l4_off, p_sport, p_dport, p_csum;
+  logic [1:0]   p_num_vlans, p_l3, p_l4;
+  logic [7:0]   p_l3_off, p_l4_proto, p_bth_opcode;
+  logic [23:0]  p_bth_dqpn, p_bth_psn;
+  logic [127:0] p_src_ip, p_dst_ip;
+
+  kite_rxp u_rxp (
+    .clk_i, .rst_ni,
+    .s_valid_i(in_valid && dma_s_ready), .s_ready_o(rxp_ready), .s_data_i(in_data), .s_keep_i(in_keep),
+    .s_last_i(in_last),
+    .m_valid_o(p_valid), .m_ready_i(p_ready), .m_len_o(p_len), .m_num_vlans_o(p_num_vlans), .m_tci_o(p_tci),
+    .m_ethertype_o(p_ethertype), .m_l3_off_o(p_l3_off), .m_l3_o(p_l3), .m_l3_hdr_len_o(p_l3_hdr_len),
+    .m_l3_end_o(p_l3_end), .m_ip_frag_o(p_ip_frag), .m_ipv4_hdr_ok_o(p_v4ok), .m_l4_proto_o(p_l4_proto),
+    .m_l4_o(p_l4), .m_l4_off_o(p_l4_off), .m_sport_o(p_sport), .m_dport_o(p_dport), .m_roce_o(p_roce),
+    .m_bth_opcode_o(p_bth_opcode), .m_bth_dqpn_o(p_bth_dqpn), .m_bth_psn_o(p_bth_psn),
+    .m_malformed_o(p_malformed), .m_deep_o(p_deep), .m_src_ip_o(p_src_ip), .m_dst_ip_o(p_dst_ip),
+    .m_l4_ok_o(p_l4_ok), .m_l4_bad_o(p_l4_bad), .m_csum_complete_o(p_csum)
+  );
+  logic unused_rxp;
+  assign unused_rxp = ^{p_len, p_ethertype, p_l3_off, p_l3_hdr_len, p_l3_end, p_ip_frag, p_l4_proto, p_l4_off,
+                        p_roce, p_bth_opcode, p_bth_dqpn, p_bth_psn, p_deep};
+
+  // Parse records wait here while kite_rss hashes (same order).
+  localparam int unsigned RW = 2 + 16 + 1 + 1 + 1 + 1 + 1 + 16;
+  logic [RW-1:0] rec_mem [8];
+  logic [3:0]    rec_wr_q, rec_rd_q;
+  logic          rec_full, rss_s_ready, rss_valid, rss_ready;
+  logic [31:0]   rss_hash;
+  logic [7:0]    rss_htype;
+  logic [15:0]   rss_queue, rss_tag;
+  logic [1:0]    r_num_vlans;
+  logic [15:0]   r_tci, r_csum;
+  logic          r_v4, r_v4ok, r_l4ok, r_l4bad, r_malf;
+  assign rec_full = (rec_wr_q - rec_rd_q) == 4'd8;
+  assign p_ready  = rss_s_ready && !rec_full;
+  always_ff @(posedge clk_i) if (p_valid && p_ready)
+    rec_mem[rec_wr_q[2:0]] <= {p_num_vlans, p_tci, p_l3 == 2'd1, p_v4ok, p_l4_ok, p_l4_bad, p_malformed, p_csum};
+  assign {r_num_vlans, r_tci, r_v4, r_v4ok, r_l4ok, r_l4bad, r_malf, r_csum} = rec_mem[rec_rd_q[2:0]];
+
+  kite_rss u_rss (
+    .clk_i, .rst_ni,
+    .cfg_we_i(fw_rss_we_i), .cfg_addr_i(fw_rss_addr_i), .cfg_wdata_i(fw_rss_wdata_i),
+    .s_valid_i(p_valid && !rec_full), .s_ready_o(rss_s_ready), .s_l3_i(p_l3), .s_l4_i(p_l4),
+    .s_src_ip_i(p_src_ip), .s_dst_ip_i(p_dst_ip), .s_sport_i(p_sport), .s_dport_i(p_dport), .s_tag_i('0),
+    .m_valid_o(rss_valid), .m_ready_i(rss_ready), .m_hash_o(rss_hash), .m_hash_type_o(rss_htype),
+    .m_queue_o(rss_queue), .m_tag_o(rss_tag)
+  );
+  logic unused_tag;
+  assign unused_tag = ^rss_tag;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rec_wr_q <= '0;
+      rec_rd_q <= '0;
+    end else begin
+      if (p_valid && p_ready) rec_wr_q <= rec_wr_q + 1'b1;
+      if (rss_valid && rss_ready) rec_rd_q <= rec_rd_q + 1'b1;
+    end
+  end
+
+  logic         x_rd_valid, x_rd_ready, x_rsp_valid, x_rsp_ready;
+  logic [FN_W-1:0] x_rd_fn, x_wr_fn;
+  logic [63:0]  x_rd_addr, x_wr_addr;
+  logic [15:0]  x_rd_len, x_wr_len;
+  logic [7:0]   x_rd_id, x_wr_id;
+  logic         x_wr_valid, x_wr_ready, x_wd_valid, x_wd_ready;
+  logic [511:0] x_wd;
+  logic         x_cqe_valid, x_cqe_ready;
+  logic [15:0]  x_cqe_cqn;
+  logic [255:0] x_cqe_data;
+  logic         x_ev_valid, x_ev_csum_ok, x_ev_bad_csum, x_rqerr_write;
+  logic [2:0]   x_ev_kind;
+  logic [15:0]  x_ev_qn, x_ev_len;
+
+  kite_rx_dma #(.NQ(NQ), .FN_W(FN_W), .RD_ID(8'h40), .WR_ID(8'h00)) u_rx_dma (
+    .clk_i, .rst_ni,
+    .cfg_valid_i(fw_wq_valid_i && fw_wq_ready && fw_wq_rq_i), .cfg_qn_i(fw_wq_qn_i), .cfg_en_i(fw_wq_en_i),
+    .cfg_state_i(fw_wq_state_i), .cfg_fn_i(fw_wq_fn_i), .cfg_log_size_i(fw_wq_log_size_i),
+    .cfg_log_stride_i(fw_wq_log_stride_i), .cfg_cqn_i(fw_wq_cqn_i), .cfg_base_i(fw_wq_base_i),
+    .cfg_flags_i(fw_wq_flags_i),
+    .acc_valid_i(acc_valid && acc_rq), .acc_qn_i(acc_qn), .acc_pi_i(acc_pi),
+    .s_valid_i(in_valid && rxp_ready), .s_ready_o(dma_s_ready), .s_data_i(in_data), .s_keep_i(in_keep),
+    .s_last_i(in_last),
+    .meta_valid_i(rss_valid), .meta_ready_o(rss_ready), .meta_rqn_i(rss_queue), .meta_hash_i(rss_hash),
+    .meta_hash_type_i(rss_htype), .meta_num_vlans_i(r_num_vlans), .meta_tci_i(r_tci), .meta_ipv4_i(r_v4),
+    .meta_ipv4_hdr_ok_i(r_v4ok), .meta_l4_ok_i(r_l4ok), .meta_l4_bad_i(r_l4bad), .meta_malformed_i(r_malf),
+    .meta_csum_i(r_csum),
+    .rd_req_valid_o(x_rd_valid), .rd_req_ready_i(x_rd_ready), .rd_req_id_o(x_rd_id), .rd_req_fn_o(x_rd_fn),
+    .rd_req_addr_o(x_rd_addr), .rd_req_len_o(x_rd_len),
+    .rd_rsp_valid_i(x_rsp_valid), .rd_rsp_ready_o(x_rsp_ready), .rd_rsp_data_i(rd_rsp_data),
+    .rd_rsp_keep_i(rd_rsp_keep), .rd_rsp_last_i(rd_rsp_last), .rd_rsp_err_i(rd_rsp_err),
+    .wr_req_valid_o(x_wr_valid), .wr_req_ready_i(x_wr_ready), .wr_req_id_o(x_wr_id), .wr_req_fn_o(x_wr_fn),
+    .wr_req_addr_o(x_wr_addr), .wr_req_len_o(x_wr_len),
+    .wr_data_valid_o(x_wd_valid), .wr_data_ready_i(x_wd_ready), .wr_data_o(x_wd),
+    .wr_done_i(wr_done), .wr_done_id_i(wr_done_id), .wr_done_err_i(wr_done_err),
+    .cqe_valid_o(x_cqe_valid), .cqe_ready_i(x_cqe_ready), .cqe_cqn_o(x_cqe_cqn), .cqe_data_o(x_cqe_data),
+    .rqci_valid_o(rqci_valid), .rqci_ready_i(rqci_ready), .rqci_qn_o(rqci_qn), .rqci_ci_o(rqci_ci),
+    .rqerr_valid_o(rq_err_o), .rqerr_qn_o(rq_err_qn_o), .rqerr_write_o(x_rqerr_write),
+    .ev_valid_o(x_ev_valid), .ev_kind_o(x_ev_kind), .ev_qn_o(x_ev_qn), .ev_len_o(x_ev_len),
+    .ev_csum_ok_o(x_ev_csum_ok), .ev_bad_csum_o(x_ev_bad_csum)
+  );
+
+  // Lowest-numbered port first among the TX gathers.
+  logic [PW-1:0] g_cqe_sel, g_rd_sel;
+  always_comb begin
+    g_cqe_sel = '0;
+    g_rd_sel  = '0;
+    for (int p = NPORT - 1; p >= 0; p--) begin
+      if (g_cqe_valid[p]) g_cqe_sel = PW'(p);
+      if (g_rd_valid[p]) g_rd_sel = PW'(p);
+    end
+  end
+
+  // ============================================================== DMA reads
+  // Fixed priority: WQE fetch, RX WQE, TX gather by port. Responses go back
+  // by id.
+  always_comb begin
+    rd_req_valid = 1'b0;
+    rd_req_id    = '0;
+    rd_req_addr  = '0;
+    rd_req_len   = '0;
+    f_rd_ready   = 1'b0;
+    x_rd_ready   = 1'b0;
+    g_rd_ready   = '0;
+    if (f_rd_valid) begin
+      rd_req_valid = 1'b1;
+      rd_req_id    = 8'(f_rd_tag);
+      rd_req_addr  = f_rd_addr;
+      rd_req_len   = 16'(f_rd_len);
+      f_rd_ready   = rd_req_ready;
+    end else if (x_rd_valid) begin
+      rd_req_valid = 1'b1;
+      rd_req_id    = x_rd_id;
+      rd_req_addr  = x_rd_addr;
+      rd_req_len   = x_rd_len;
+      x_rd_ready   = rd_req_ready;
+    end else if (|g_rd_valid) begin
+      rd_req_valid = 1'b1;
+      rd_req_id    = 8'h80 | 8'(g_rd_sel);
+      rd_req_addr  = g_rd_addr[g_rd_sel*64 +: 64];
+      rd_req_len   = g_rd_len[g_rd_sel*16 +: 16];
+      g_rd_ready[g_rd_sel] = rd_req_ready;
+    end
+  end
+  logic unused_rdfn;
+  assign unused_rdfn = ^{f_rd_fn, x_rd_fn, g_rd_fn, x_wr_fn, x_rqerr_write, d_nsge};
+
+  always_comb begin
+    f_cpl_valid = rd_rsp_valid && rd_rsp_id[7:6] == 2'b00;
+    x_rsp_valid = rd_rsp_valid && rd_rsp_id[7:6] == 2'b01;
+    rd_rsp_ready = rd_rsp_id[7:6] == 2'b00 || (rd_rsp_id[7:6] == 2'b01 && x_rsp_ready);
+    for (int p = 0; p < NPORT; p++) begin
+      g_rsp_valid[p] = rd_rsp_valid && rd_rsp_id == (8'h80 | 8'(p));
+      if (rd_rsp_id == (8'h80 | 8'(p))) rd_rsp_ready = g_rsp_ready[p];
+    end
+  end
+
+  // ============================================================== CQ/EQ
+  // Command sources, highest priority first: firmware, CQ/EQ doorbells
+  // (queued: the doorbell decoder does not wait), queue manager
+  // completions, RX CQEs, TX CQEs by port.
+  logic [2+16+16+3-1:0] ce_mem [16];
+  logic [4:0]   ce_wr_q, ce_rd_q;
+  logic         ce_empty;
+  logic [2:0]   cf_reg;
+  logic [15:0]  cf_qn, cf_idx;
+  logic [1:0]   cf_pad;
+  logic [31:0]  ce_drop_q;
+  assign ce_empty = ce_wr_q == ce_rd_q;
+  assign {cf_pad, cf_qn, cf_idx, cf_reg} = ce_mem[ce_rd_q[3:0]];
+  always_ff @(posedge clk_i) if (ce_valid) ce_mem[ce_wr_q[3:0]] <= {2'b00, ce_qn, ce_idx, ce_reg};
+  logic unused_ce;
+  assign unused_ce = ^{ce_fn, ce_page, cf_pad, ce_drop_q};
+
+  localparam logic [2:0] CMD_CQE = 3'd0, CMD_CQ_DB = 3'd1, CMD_EQ_DB = 3'd2;
+  logic         c_valid, c_ready, c_arm, c_sol;
+  logic [2:0]   c_op;
+  logic [15:0]  c_qn, c_ci;
+  logic [255:0] c_data, qc_cqe;
+  logic         ce_take;
+
+  always_comb begin
+    qc_cqe = '0;
+    qc_cqe[95:64]   = 32'(qc_qn);
+    qc_cqe[143:128] = qc_wqe_index;
+    qc_cqe[151:144] = qc_opcode;
+    qc_cqe[159:152] = qc_status;
+    qc_cqe[175:168] = qc_rq ? 8'd0 : 8'(kite_pkg::WQE_OPCODE_ETH_TX);
+    qc_cqe[223:192] = qc_syndrome;
+  end
+
+  always_comb begin
+    c_valid = 1'b1;
+    c_op    = CMD_CQE;
+    c_qn    = '0;
+    c_ci    = '0;
+    c_arm   = 1'b0;
+    c_sol   = 1'b0;
+    c_data  = '0;
+    fw_cq_ready_o = 1'b0;
+    ce_take = 1'b0;
+    qc_ready = 1'b0;
+    x_cqe_ready = 1'b0;
+    g_cqe_ready = '0;
+    if (fw_cq_valid_i) begin
+      c_op = fw_cq_op_i; c_qn = fw_cq_qn_i; c_data = fw_cq_data_i;
+      fw_cq_ready_o = c_ready;
+    end else if (!ce_empty) begin
+      c_op  = cf_reg >= 3'd5 ? CMD_EQ_DB : CMD_CQ_DB;
+      c_qn  = cf_qn;
+      c_ci  = cf_idx;
+      c_arm = cf_reg == 3'd3 || cf_reg == 3'd4 || cf_reg == 3'd6;
+      c_sol = cf_reg == 3'd4;
+      ce_take = c_ready;
+    end else if (qc_valid) begin
+      c_qn = qc_cqn; c_data = qc_cqe;
+      qc_ready = c_ready;
+    end else if (x_cqe_valid) begin
+      c_qn = x_cqe_cqn; c_data = x_cqe_data;
+      x_cqe_ready = c_ready;
+    end else begin
+      c_valid = |g_cqe_valid;
+      c_qn    = g_cqe_cqn[g_cqe_sel*16 +: 16];
+      c_data  = g_cqe_data[g_cqe_sel*256 +: 256];
+      g_cqe_ready[g_cqe_sel] = c_ready && g_cqe_valid[g_cqe_sel];
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ce_wr_q   <= '0;
+      ce_rd_q   <= '0;
+      ce_drop_q <= '0;
+    end else begin
+      if (ce_valid) begin
+        if ((ce_wr_q - ce_rd_q) == 5'd16) ce_drop_q <= ce_drop_q + 1'b1;
+        else ce_wr_q <= ce_wr_q + 1'b1;
+      end
+      if (ce_take) ce_rd_q <= ce_rd_q + 1'b1;
+    end
+  end
+
+  logic         k_wr_valid, k_wr_ready;
+  logic [FN_W-1:0] k_wr_fn;
+  logic [63:0]  k_wr_addr;
+  logic [5:0]   k_wr_len;
+  logic [255:0] k_wr_data;
+  logic         k_overflow, k_cq_bad, k_eq_overflow, k_ev_drop, k_eq_bad, k_busy, k_idle;
+  logic [15:0]  k_overflow_cqn;
+
+  kite_cq #(.MAX_FN(17), .FN_W(FN_W)) u_cq (
+    .clk_i, .rst_ni,
+    .cmd_valid_i(c_valid), .cmd_ready_o(c_ready), .cmd_op_i(c_op), .cmd_qn_i(c_qn), .cmd_ci_i(c_ci),
+    .cmd_arm_i(c_arm), .cmd_sol_i(c_sol), .cmd_data_i(c_data),
+    .now_us_i, .tick_i,
+    .dma_wr_valid_o(k_wr_valid), .dma_wr_ready_i(k_wr_ready), .dma_wr_fn_o(k_wr_fn),
+    .dma_wr_addr_o(k_wr_addr), .dma_wr_len_o(k_wr_len), .dma_wr_data_o(k_wr_data),
+    .msix_valid_o, .msix_ready_i, .msix_fn_o, .msix_vector_o,
+    .cqe_drop_o, .cq_overflow_o(k_overflow), .cq_overflow_cqn_o(k_overflow_cqn), .cq_bad_o(k_cq_bad),
+    .eq_overflow_o(k_eq_overflow), .ev_drop_o(k_ev_drop), .eq_bad_o(k_eq_bad), .busy_o(k_busy),
+    .idle_o(k_idle)
+  );
+  logic unused_cq;
+  assign unused_cq = ^{k_wr_fn, k_overflow, k_overflow_cqn, k_cq_bad, k_eq_overflow, k_ev_drop, k_eq_bad,
+                       k_busy, k_idle, g_dma_err, ci_valid, ci_sqn, ci_idx, pick_valid, pick_sqn, db_dropped,
+                       tx_bad_desc, tx_dma_error, cnt_rc_unexp_tag, cnt_rc_cpl_err, cnt_rc_bad,
+                       cnt_rd_zero_len, cnt_wr_zero_len, cnt_cq_unsup, tags_used, x_wr_id};
+
+  // ============================================================== DMA writes
+  // A granted request keeps the data channel until its words have passed:
+  // RX data words come from kite_rx_dma, a CQE/EQE is one word, its bytes
+  // moved to their address lanes.
+  typedef enum logic [1:0] {W_IDLE, W_RX, W_CQ} wstate_e;
+  wstate_e      ws_q;
+  logic [10:0]  w_left_q;
+  logic [511:0] k_word_q;
+  always_comb begin
+    wr_req_valid = 1'b0;
+    wr_req_id    = '0;
+    wr_req_addr  = '0;
+    wr_req_len   = '0;
+    x_wr_ready   = 1'b0;
+    k_wr_ready   = 1'b0;
+    if (ws_q == W_IDLE) begin
+      if (x_wr_valid) begin
+        wr_req_valid = 1'b1;
+        wr_req_id    = 8'h00;
+        wr_req_addr  = x_wr_addr;
+        wr_req_len   = x_wr_len;
+        x_wr_ready   = wr_req_ready;
+      end else if (k_wr_valid) begin
+        wr_req_valid = 1'b1;
+        wr_req_id    = 8'h01;
+        wr_req_addr  = k_wr_addr;
+        wr_req_len   = 16'(k_wr_len);
+        k_wr_ready   = wr_req_ready;
+      end
+    end
+  end
+  assign wr_data_valid = ws_q == W_RX ? x_wd_valid : ws_q == W_CQ;
+  assign wr_data       = ws_q == W_RX ? x_wd : k_word_q;
+  assign x_wd_ready    = ws_q == W_RX && wr_data_ready;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ws_q     <= W_IDLE;
+      w_left_q <= '0;
+      k_word_q <= '0;
+    end else begin
+      unique case (ws_q)
+        W_IDLE: if (x_wr_valid && x_wr_ready) begin
+          ws_q     <= W_RX;
+          w_left_q <= 11'((17'(x_wr_addr[5:0]) + 17'(x_wr_len) + 17'd63) >> 6);
+        end else if (k_wr_valid && k_wr_ready) begin
+          ws_q     <= W_CQ;
+          k_word_q <= {256'd0, k_wr_data} << {k_wr_addr[5:0], 3'b000};
+        end
+        W_RX: if (wr_data_valid && wr_data_ready) begin
+          w_left_q <= w_left_q - 1'b1;
+          if (w_left_q == 11'd1) ws_q <= W_IDLE;
+        end
+        W_CQ: if (wr_data_ready) ws_q <= W_IDLE;
+        default: ws_q <= W_IDLE;
+      endcase
+    end
+  end
+
+  // ============================================================== counters
+  // Sources: 0 RX frame outcomes (one increment per cycle from a queue of
+  // events), then per port: TX packets, TX bytes.
+  localparam int unsigned NSRC = 1 + 2 * NPORT;
+  localparam int unsigned IW = 14;
+  logic [NSRC-1:0]      inc_valid;
+  logic [NSRC*IW-1:0]   inc_idx;
+  logic [NSRC*32-1:0]   inc_amt;
+  logic [31:0]          st_bad;
+  logic                 st_busy;
+
+  logic [3+16+16+2+PW-1:0] ev_mem [8];
+  logic [3:0]   ev_wr_q, ev_rd_q;
+  logic [2:0]   ev_step_q;
+  logic [2:0]   e_kind;
+  logic [15:0]  e_qn, e_len;
+  logic         e_ok, e_bad, ev_empty;
+  logic [PW-1:0] e_port;
+  logic [IW-1:0] e_pbase, e_qbase;
+  assign ev_empty = ev_wr_q == ev_rd_q;
+  assign {e_kind, e_qn, e_len, e_ok, e_bad, e_port} = ev_mem[ev_rd_q[2:0]];
+  always_ff @(posedge clk_i) if (x_ev_valid)
+    ev_mem[ev_wr_q[2:0]] <= {x_ev_kind, x_ev_qn, x_ev_len, x_ev_csum_ok, x_ev_bad_csum, rxport_mem[rxport_rd_q[3:0]]};
+  assign e_pbase = IW'(32'(e_port) * 32);
+  assign e_qbase = IW'(64 + 8 * (512 + 32'(e_qn[QW-1:0])));   // RQ n: queue slot 512 + n
+
+  // Increments of one event, in ev_step_q order; done when none is left.
+  logic          s_inc, s_last;
+  logic [IW-1:0] s_idx;
+  logic [31:0]   s_amt;
+  always_comb begin
+    s_inc = 1'b0; s_idx = '0; s_amt = 32'd1; s_last = 1'b0;
+    unique case (e_kind)
+      3'd0: unique case (ev_step_q)  // delivered
+        3'd0: begin s_inc = 1'b1; s_idx = e_pbase + 0; end                        // rx_packets
+        3'd1: begin s_inc = 1'b1; s_idx = e_pbase + 1; s_amt = 32'(e_len); end    // rx_bytes
+        3'd2: begin s_inc = 1'b1; s_idx = e_pbase + 29; end                       // rx_csum_complete
+        3'd3: begin s_inc = e_bad; s_idx = e_pbase + 8; end                       // rx_bad_csum
+        3'd4: begin s_inc = 1'b1; s_idx = e_qbase + 0; end                        // RQ packets
+        3'd5: begin s_inc = 1'b1; s_idx = e_qbase + 1; s_amt = 32'(e_len); end    // RQ bytes
+        default: begin s_inc = e_ok; s_idx = e_qbase + 4; s_last = 1'b1; end     // RQ csum
+      endcase
+      3'd1: begin s_inc = 1'b1; s_idx = e_pbase + 4; s_last = 1'b1; end           // rx_no_buffer
+      3'd2, 3'd5: unique case (ev_step_q)
+        3'd0: begin s_inc = 1'b1; s_idx = e_pbase + 4; end                        // rx_no_buffer
+        default: begin s_inc = 1'b1; s_idx = e_qbase + (e_kind == 3'd2 ? 2 : 3); s_last = 1'b1; end
+      endcase
+      3'd3: begin s_inc = 1'b1; s_idx = e_pbase + 27; s_last = 1'b1; end          // rx_malformed
+      3'd4: unique case (ev_step_q)
+        3'd0: begin s_inc = 1'b1; s_idx = e_pbase + 6; end                        // rx_oversize
+        default: begin s_inc = 1'b1; s_idx = e_qbase + 2; s_last = 1'b1; end     // RQ drops
+      endcase
+      default: begin s_inc = 1'b1; s_idx = e_qbase + 3; s_last = 1'b1; end        // RQ errors
+    endcase
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ev_wr_q     <= '0;
+      ev_rd_q     <= '0;
+      ev_step_q   <= '0;
+      rxport_wr_q <= '0;
+      rxport_rd_q <= '0;
+    end else begin
+      if (in_valid && in_ready && in_last) rxport_wr_q <= rxport_wr_q + 1'b1;
+      if (x_ev_valid) begin
+        ev_wr_q     <= ev_wr_q + 1'b1;
+        rxport_rd_q <= rxport_rd_q + 1'b1;
+      end
+      if (!ev_empty) begin
+        ev_step_q <= s_last ? 3'd0 : ev_step_q + 1'b1;
+        if (s_last) ev_rd_q <= ev_rd_q + 1'b1;
+      end
+    end
+  end
+
+  always_comb begin
+    inc_valid = '0;
+    inc_idx   = '0;
+    inc_amt   = '0;
+    inc_valid[0] = !ev_empty && s_inc;
+    inc_idx[0 +: IW] = s_idx;
+    inc_amt[0 +: 32] = s_amt;
+    for (int p = 0; p < NPORT; p++) begin
+      inc_valid[1 + 2*p]             = fcs_frame[p];
+      inc_idx[(1 + 2*p)*IW +: IW]    = IW'(32 * p + 2);   // tx_packets
+      inc_amt[(1 + 2*p)*32 +: 32]    = 32'd1;
+      inc_valid[2 + 2*p]             = fcs_frame[p];
+      inc_idx[(2 + 2*p)*IW +: IW]    = IW'(32 * p + 3);   // tx_bytes
+      inc_amt[(2 + 2*p)*32 +: 32]    = 32'(fcs_len[p*16 +: 16]);
+    end
+  end
+
+  kite_stats #(.N_SRC(NSRC), .IDX_W(IW)) u_stats (
+    .clk_i, .rst_ni,
+    .inc_valid_i(inc_valid), .inc_idx_i(inc_idx), .inc_amt_i(inc_amt),
+    .rd_valid_i(st_rd_valid), .rd_ready_o(st_rd_ready), .rd_idx_i(st_rd_idx), .rd_clear_i(1'b0),
+    .rd_valid_o(st_rd_vo), .rd_data_o(st_rd_data), .rd_err_o(st_rd_err),
+    .bad_count_o(st_bad), .busy_o(st_busy)
+  );
+  logic unused_st;
+  assign unused_st = ^{st_rd_err, st_bad, st_busy, m_addr[31:20], e_qn[15:QW]};
+
+endmodule : kite_card

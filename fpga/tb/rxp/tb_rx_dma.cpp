@@ -1,0 +1,737 @@
+// kite_rx_dma testbench. The reference is the model's own RX pipeline:
+// kite::model::RxPipeline::receive (fpga/model/rxp/rxp.cpp, compiled in with
+// the QueueEngine, Mac and Roce it needs) on a Hw with the same RQ/CQ
+// contexts, RSS table and host memory image as the RTL's. Each frame goes to
+// both; the RTL gets the per-frame record kite_rxp and kite_rss would give
+// (kite::parse_frame, kite::l4_csum_check, the csum_syndrome sum,
+// kite::rss_hash and the model's table lookup), and a host model that serves
+// its DMA reads and writes (address-aligned words as kite_pcie) with random
+// latency, gaps and back-pressure. Compared:
+//   * host memory (receive buffers, WQEs) byte for byte after every round;
+//   * every CQE (all 31 bytes below the owner byte) in order, against the
+//     entries the model wrote into its CQ rings (flush CQEs of an RQ that
+//     went to ERR are the queue manager's, not this block's: counted apart);
+//   * the per-frame event against the model's counter deltas (port
+//     rx_packets / rx_bytes / rx_no_buffer / rx_oversize / rx_malformed /
+//     rx_bad_csum / rx_csum_complete, RQ packets / bytes / drops / errors /
+//     csum) and RQ state (ERR) and consumer index.
+// Rounds: post random WQEs (1..32 scatter entries, unaligned addresses and
+// lengths, zero-length terminators, bad lkeys, faulting addresses), ring the
+// doorbells, send a batch of random frames (tb_rxp's generator: tags, IPv4
+// options, IPv6 extension headers, TCP/UDP/RoCE, breakage), drain, compare;
+// RQs that went to ERR are restarted (RST, RDY). Then throughput.
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <vector>
+
+#include "Vkite_rx_dma.h"
+#include "kite_ref.hpp"
+#include "tb.hpp"
+
+#include "../../model/queue/queue.cpp"
+#include "../../model/mac/mac.cpp"
+#include "../../model/roce/roce.cpp"
+#include "../../model/rss/rss.cpp"
+#include "../../model/rxp/rxp.cpp"
+
+namespace {
+
+using Frame = std::vector<uint8_t>;
+using namespace kite::model;
+using kite::spec::create_wq_in;
+namespace ctx = kite::ctx;
+
+constexpr size_t MEM = 0x400000;
+constexpr uint64_t FAULT = 0x300000;         // DMA at or above fails
+constexpr uint64_t BUF_LO = 0x80000, BUF_HI = 0x300000;
+constexpr unsigned NRQ = 8;                  // RQs 1..7 configured, 0 never
+constexpr unsigned NCQ_USED = 2;             // CQs 1, 2
+constexpr unsigned CQ_LOG = 12;
+
+void put16(Frame &f, size_t o, uint32_t v) { f[o] = uint8_t(v >> 8); f[o + 1] = uint8_t(v); }
+
+// tb_rxp's frame generator.
+// Fills a correct L4 checksum for the frame as the model parses it.
+void fix_l4_csum(Frame &f) {
+    auto p = kite::parse_frame(f.data(), f.size());
+    if (p.malformed || p.ip_frag || (p.l4 != kite::l4_type::TCP && p.l4 != kite::l4_type::UDP)) return;
+    size_t l4len = p.l3_end - p.l4_off;
+    size_t cs = p.l4_off + (p.l4 == kite::l4_type::TCP ? 16 : 6);
+    if (p.l4 == kite::l4_type::UDP) l4len = kite::get_be16(&f[p.l4_off + 4]);
+    if (cs + 2 > p.l4_off + l4len) return;
+    put16(f, cs, 0);
+    uint32_t s = p.l3 == kite::l3_type::IPV4
+                     ? kite::pseudo_v4(&f[p.l3_off + 12], &f[p.l3_off + 16], p.l4_proto, uint32_t(l4len))
+                     : kite::pseudo_v6(&f[p.l3_off + 8], &f[p.l3_off + 24], p.l4_proto, uint32_t(l4len));
+    uint16_t c = kite::csum_finish(kite::csum_partial(&f[p.l4_off], l4len, s));
+    if (p.l4 == kite::l4_type::UDP && c == 0) c = 0xffff;
+    put16(f, cs, c);
+}
+
+// Builds a mostly well-formed frame with valid checksums, then maybe breaks it.
+Frame make_frame(tb::Rng &r) {
+    using tb::chance;
+    using tb::rnd;
+    int kind = int(rnd(r, 0, 11));
+    if (kind == 0) {  // junk of any length (incl. shorter than a header)
+        Frame f = tb::rbytes(r, rnd(r, 1, 200));
+        if (f.size() > 14 && chance(r, 0.6)) {
+            static const uint16_t ets[] = {0x0800, 0x86dd, 0x8100, 0x88a8};
+            put16(f, 12, ets[rnd(r, 0, 3)]);
+            if (f.size() > 18 && chance(r, 0.5)) put16(f, 16, ets[rnd(r, 0, 3)]);
+        }
+        return f;
+    }
+    int ntags = chance(r, 0.6) ? 0 : int(rnd(r, 1, 3));
+    bool v6 = chance(r, 0.45);
+    int l4 = int(rnd(r, 0, 3));  // 0 other proto, 1 TCP, 2 UDP, 3 RoCEv2
+    size_t ihl = v6 ? 0 : (chance(r, 0.3) ? rnd(r, 5, 15) : 5);
+    Frame f = tb::rbytes(r, 12);
+    for (int t = 0; t < ntags; t++) {
+        f.push_back(0); f.push_back(0);
+        put16(f, f.size() - 2, chance(r, 0.5) ? 0x8100 : 0x88a8);
+        f.push_back(uint8_t(r())); f.push_back(uint8_t(r()));
+    }
+    f.push_back(0); f.push_back(0);
+    put16(f, f.size() - 2, v6 ? 0x86dd : 0x0800);
+    size_t l3 = f.size();
+    uint8_t proto = l4 == 1 ? 6 : (l4 >= 2 ? 17 : uint8_t(chance(r, 0.5) ? 50 : rnd(r, 0, 255)));
+    // L3 header (and IPv6 extension headers).
+    Frame ip = tb::rbytes(r, v6 ? 40 : 4 * ihl);
+    if (v6) {
+        ip[0] = uint8_t(0x60 | (ip[0] & 0x0f));
+        int next_at = 6;  // where the current "next header" byte lives
+        int next = chance(r, 0.5) ? 0 : int(rnd(r, 1, chance(r, 0.2) ? 10 : 4));
+        for (int e = 0; e < next; e++) {
+            static const uint8_t ext[] = {0, 43, 60, 44, 51};
+            uint8_t t = ext[rnd(r, 0, 4)];
+            ip[size_t(next_at)] = t;
+            size_t len = t == 44 ? 8 : (t == 51 ? 4 * (rnd(r, 0, 4) + 2) : 8 * (rnd(r, 0, chance(r, 0.1) ? 40 : 3) + 1));
+            Frame h = tb::rbytes(r, len);
+            if (t == 51) h[1] = uint8_t(len / 4 - 2);
+            else if (t != 44) h[1] = uint8_t(len / 8 - 1);
+            else if (chance(r, 0.7)) { h[2] = 0; h[3] &= 0x06; }  // atomic fragment sometimes
+            next_at = int(ip.size());
+            ip.insert(ip.end(), h.begin(), h.end());
+        }
+        ip[size_t(next_at)] = proto;
+    } else {
+        ip[0] = uint8_t(0x40 | ihl);
+        put16(ip, 6, chance(r, 0.1) ? rnd(r, 1, 0xffff) : (ip[6] & 0x40) << 8);  // fragments sometimes
+        ip[9] = proto;
+    }
+    // L4 header and payload.
+    size_t l4hdr = 0;
+    Frame l4h;
+    if (l4 == 1) {
+        size_t doff = chance(r, 0.3) ? rnd(r, 5, 15) : 5;
+        l4h = tb::rbytes(r, 4 * doff);
+        l4h[12] = uint8_t(doff << 4 | (l4h[12] & 0x0f));
+        if (chance(r, 0.05)) l4h[12] = uint8_t(rnd(r, 0, 4) << 4);  // bad data offset
+    } else if (l4 >= 2) {
+        l4h = tb::rbytes(r, 8);
+        if (l4 == 3) { put16(l4h, 2, 4791); Frame bth = tb::rbytes(r, 12); l4h.insert(l4h.end(), bth.begin(), bth.end()); }
+    }
+    l4hdr = l4h.size();
+    size_t payload = chance(r, 0.5) ? rnd(r, 0, 40) : rnd(r, 0, chance(r, 0.9) ? 1500 : 8900);
+    Frame pay = tb::rbytes(r, payload);
+    size_t iplen = ip.size() + l4hdr + payload;
+    if (l4 >= 2) {
+        size_t ulen = l4hdr + payload;
+        if (chance(r, 0.1)) ulen = rnd(r, 0, uint32_t(ulen + 8));  // lying or short UDP length
+        put16(l4h, 4, uint32_t(ulen));
+    }
+    if (v6) put16(ip, 4, uint32_t(iplen - 40));
+    else put16(ip, 2, uint32_t(iplen));
+    f.insert(f.end(), ip.begin(), ip.end());
+    f.insert(f.end(), l4h.begin(), l4h.end());
+    f.insert(f.end(), pay.begin(), pay.end());
+    if (!v6) {
+        put16(f, l3 + 10, 0);
+        put16(f, l3 + 10, kite::ipv4_hdr_csum(&f[l3], 4 * ihl));
+    }
+    fix_l4_csum(f);
+    if (!v6 && l4 == 2 && chance(r, 0.1)) put16(f, l3 + 4 * ihl + 6, 0);  // UDP without checksum
+    if (f.size() < 60 && chance(r, 0.7)) f.resize(60, 0);               // Ethernet padding
+    if (chance(r, 0.05)) { Frame t = tb::rbytes(r, rnd(r, 1, 30)); f.insert(f.end(), t.begin(), t.end()); }
+    // Breakage.
+    int bad = int(rnd(r, 0, 14));
+    if (bad == 0) f[rnd(r, uint32_t(l3), uint32_t(f.size() - 1))] ^= uint8_t(1u << rnd(r, 0, 7));
+    if (bad == 1) f[l3] ^= 0x10;                                     // version
+    if (bad == 2 && !v6) f[l3] = uint8_t(0x40 | rnd(r, 0, 4));       // IHL < 5
+    if (bad == 3) f.resize(rnd(r, 1, uint32_t(f.size())));           // truncated
+    if (bad == 4) put16(f, l3 + (v6 ? 4 : 2), rnd(r, 0, 0xffff));   // IP length lies
+    if (bad == 5 && !v6) {
+        // Checksum field 0xffff over a header whose other words sum to
+        // 0xffff: the full sum is 0xffff, yet the field is not the checksum
+        // (which would be 0). The model rejects it; so must the RTL.
+        put16(f, l3 + 4, 0);
+        put16(f, l3 + 10, 0);
+        put16(f, l3 + 4, uint16_t(~kite::csum_fold(kite::csum_partial(&f[l3], 4 * ihl))));
+        put16(f, l3 + 10, 0xffff);
+    }
+    return f;
+}
+
+struct Host {
+    std::vector<uint8_t> mem = std::vector<uint8_t>(MEM);
+    bool ok(uint64_t a, size_t n) const { return a < FAULT && a + n <= FAULT; }
+};
+
+// The reference.
+struct Model {
+    Hw hw;
+    QueueEngine q{hw};
+    Mac mac{hw, q};
+    Roce roce{hw, q, mac};
+    RxPipeline rx{hw, q, mac, roce};
+    Host host;
+    uint64_t now = 0;
+    Model() {
+        hw.ops.opaque = this;
+        hw.ops.now_ns = [](void *o) { return static_cast<Model *>(o)->now; };
+        hw.ops.dma_read = [](void *o, kite_fn_t, uint64_t a, void *b, size_t n) {
+            Host &h = static_cast<Model *>(o)->host;
+            if (!h.ok(a, n)) return -1;
+            std::memcpy(b, &h.mem[a], n);
+            return 0;
+        };
+        hw.ops.dma_write = [](void *o, kite_fn_t, uint64_t a, const void *b, size_t n) {
+            Host &h = static_cast<Model *>(o)->host;
+            if (!h.ok(a, n)) return -1;
+            std::memcpy(&h.mem[a], b, n);
+            return 0;
+        };
+        hw.ops.msix = [](void *, kite_fn_t, uint16_t) {};
+        hw.ports[0].link_up = true;
+        hw.port[0].mtu = 9000;
+        hw.filter[ctx::filter_index(0, 0)].rx_mode = kite::spec::rx_mode_in::FLAGS_PROMISC;
+        for (unsigned c = 1; c <= NCQ_USED; c++) {
+            ctx::cq_ctx &cq = hw.cq[c];
+            cq.valid = 1;
+            cq.log_size = CQ_LOG;
+            cq.base = uint64_t(c - 1) << 17;
+            cq.fn = 0;
+            cq.eqn = 0;
+        }
+    }
+};
+
+struct Cqe {
+    uint16_t cqn;
+    std::array<uint8_t, 31> b;
+};
+
+struct Ev {
+    unsigned kind, qn, len;
+    bool csum_ok, bad_csum;
+};
+
+const char *kind_name(unsigned k) {
+    static const char *n[] = {"OK", "NO_BUF", "NO_BUF_Q", "MALFORMED", "OVERSIZE", "RD_ERR", "PROT_ERR", "WR_ERR"};
+    return k < 8 ? n[k] : "?";
+}
+
+struct RdJob { uint64_t addr; unsigned len; uint64_t at; };
+struct WrJob { uint64_t addr; unsigned len; unsigned words, got; };
+
+struct Bench {
+    Vkite_rx_dma m;
+    tb::Clock<Vkite_rx_dma> clk{m};
+    tb::Checker &chk;
+    tb::Rng &rng;
+    Model ref;
+    Host rtl;                                  // the RTL's host memory
+    bool inject = false;
+    double p_gap = 0.2, p_ready = 0.8;
+    unsigned rd_lat_lo = 4, rd_lat_hi = 40;
+
+    // RQ state mirrored by the test (model holds the truth).
+    unsigned log_size[NRQ]{}, log_stride[NRQ]{};
+    std::deque<Frame> tx;                      // frames to stream (no FCS)
+    struct Meta { unsigned rqn; uint32_t hash; uint8_t htype; kite_ref::Rx rx; };
+    std::deque<Meta> metas;
+    std::deque<Ev> exp_ev;
+    std::deque<Cqe> exp_cqe, got_cqe;
+    uint32_t cq_rd[NCQ_USED + 1]{};
+    long flush_cqes = 0, frames = 0, events = 0, cqes_checked = 0, stripped = 0;
+    long kinds[8]{};
+    std::deque<RdJob> rd_jobs;
+    std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> rd_beats;  // current response
+    std::deque<std::pair<std::array<uint8_t, 64>, uint64_t>> rd_out;            // data, keep
+    std::deque<bool> rd_out_last, rd_out_err;
+    std::deque<WrJob> wr_jobs;
+    std::deque<std::pair<uint64_t, bool>> wr_done_at;  // cycle, err
+    bool wr_err_pending = false;
+    uint16_t rqci[NRQ]{};
+    bool rq_err_seen[NRQ]{};
+    uint64_t words = 0;
+
+    Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {
+        m.s_valid_i = 0;
+        m.meta_valid_i = 0;
+        m.cfg_valid_i = 0;
+        m.acc_valid_i = 0;
+        m.rd_req_ready_i = 0;
+        m.rd_rsp_valid_i = 0;
+        m.wr_req_ready_i = 0;
+        m.wr_data_ready_i = 0;
+        m.wr_done_i = 0;
+        m.cqe_ready_i = 0;
+        m.rqci_ready_i = 0;
+        clk.reset();
+        // RSS context 0 of function 0, port 0.
+        ctx::rss_ctx &rc = ref.hw.rss[ctx::rss_index(0, 0, 0)];
+        rc.valid = 1;
+        rc.hash_fields = uint8_t(tb::rnd(rng, 0, 0x3f));
+        rc.table_size = 64;
+        for (auto &k : rc.key) k = uint8_t(rng());
+        for (unsigned i = 0; i < 64; i++) {
+            unsigned x = tb::rnd(rng, 0, 20);
+            rc.table[i] = uint16_t(x < 16 ? 1 + x % 6 : (x < 18 ? 7 : (x < 19 ? 0 : 600)));
+        }
+        rc.table[0] = 1;  // malformed frames are not hashed: table[0]
+        for (unsigned q = 1; q < NRQ; q++) configure(q, true);
+        rq_err_seen[0] = true;  // marks the initial configuration done
+    }
+
+    void cfg(unsigned q, unsigned state) {
+        const ctx::wq_ctx &w = ref.hw.rq[q];
+        m.cfg_valid_i = 1;
+        m.cfg_qn_i = q;
+        m.cfg_en_i = w.valid;
+        m.cfg_state_i = state;
+        m.cfg_fn_i = w.fn;
+        m.cfg_log_size_i = w.log_size;
+        m.cfg_log_stride_i = w.log_stride;
+        m.cfg_cqn_i = w.cqn;
+        m.cfg_base_i = w.base;
+        m.cfg_flags_i = w.flags;
+        step();
+        m.cfg_valid_i = 0;
+    }
+
+    // (Re)creates RQ q: RST then RDY (q 7 stays in RST: not ready).
+    void configure(unsigned q, bool fresh) {
+        ctx::wq_ctx &w = ref.hw.rq[q];
+        if (fresh) {
+            w = ctx::wq_ctx{};
+            w.valid = 1;
+            w.is_rq = 1;
+            w.kind = ctx::WQ_ETH;
+            w.log_size = uint8_t(tb::rnd(rng, 1, 6));
+            w.log_stride = uint8_t(tb::rnd(rng, 4, 9));
+            w.flags = tb::chance(rng, 0.7) ? create_wq_in::FLAGS_VLAN_STRIP : 0;
+            w.cqn = 1 + q % NCQ_USED;
+            w.base = 0x40000 + uint64_t(q) * 0x8000;
+            if (tb::chance(rng, 0.05) || (q == 6 && !rq_err_seen[0])) w.base = FAULT + uint64_t(q) * 0x8000;  // WQE reads fail
+        }
+        w.pi = w.ci = 0;
+        w.state = kite::spec::wq_state::RST;
+        cfg(q, w.state);
+        if (q != 7) {
+            w.state = kite::spec::wq_state::RDY;
+            cfg(q, w.state);
+        }
+        rq_err_seen[q] = false;
+        rqci[q] = 0;
+    }
+
+    void both_write(uint64_t a, const void *p, size_t n) {
+        std::memcpy(&ref.host.mem[a], p, n);
+        std::memcpy(&rtl.mem[a], p, n);
+    }
+
+    // Posts up to @max WQEs on RQ q and rings its doorbell.
+    void post(unsigned q, unsigned max) {
+        ctx::wq_ctx &w = ref.hw.rq[q];
+        if (w.state != kite::spec::wq_state::RDY) return;
+        unsigned size = 1u << w.log_size, stride = 1u << w.log_stride, slots = stride / 16;
+        unsigned n = std::min<unsigned>(max, size - uint16_t(w.pi - w.ci));
+        for (unsigned k = 0; k < n; k++) {
+            std::vector<uint8_t> wqe = tb::rbytes(rng, stride);
+            unsigned nsge = tb::chance(rng, 0.6) ? 1 : tb::rnd(rng, 1, slots);
+            for (unsigned i = 0; i < slots; i++) {
+                uint8_t *e = &wqe[16 * i];
+                uint32_t len = 0, lkey = 0;
+                uint64_t addr = 0;
+                if (i < nsge) {
+                    int d = int(tb::rnd(rng, 0, 9));
+                    len = d < 1 ? tb::rnd(rng, 1, 64) : (d < 4 ? tb::rnd(rng, 64, 2048) : tb::rnd(rng, 1400, 9100));
+                    if (nsge == 1 && tb::chance(rng, 0.9)) len = tb::rnd(rng, 1600, 9100);
+                    if (nsge > 1 && i == 0 && tb::chance(rng, 0.25)) len = tb::rnd(rng, 1, 100);
+                    if (nsge > 1 && i == nsge - 1 && tb::chance(rng, 0.7)) len = tb::rnd(rng, 1600, 9100);
+                    addr = tb::rnd(rng, uint32_t(BUF_LO), uint32_t(BUF_HI - len - 1));
+                    if (tb::chance(rng, 0.3)) addr &= ~uint64_t(63);
+                    if (tb::chance(rng, 0.02)) lkey = tb::rnd(rng, 1, 0xffffffff);
+                    if (i == nsge - 1 && tb::chance(rng, 0.02)) addr = FAULT + tb::rnd(rng, 0, 0x1000);
+                } else if (i > nsge) {
+                    continue;  // beyond the terminator: junk
+                }
+                std::memcpy(e, &addr, 8);
+                std::memcpy(e + 8, &len, 4);
+                std::memcpy(e + 12, &lkey, 4);
+            }
+            uint64_t a = w.base + (uint64_t(w.pi & (size - 1)) << w.log_stride);
+            both_write(a, wqe.data(), stride);
+            w.pi++;
+        }
+        m.acc_valid_i = 1;
+        m.acc_qn_i = q;
+        m.acc_pi_i = w.pi;
+        step();
+        m.acc_valid_i = 0;
+    }
+
+    // Runs frame f through the model and records what the RTL must do.
+    void offer(const Frame &f) {
+        PortState &ps = ref.hw.ports[0];
+        kite::spec::port_stats before = ps.stats;
+        const kite_ref::Rx rx = kite_ref::parse(f.data(), f.size(), f.size());
+        const ctx::rss_ctx &rc = ref.hw.rss[ctx::rss_index(0, 0, 0)];
+        kite::rss_result h;
+        if (rc.hash_fields && !rx.p.malformed) h = kite::rss_hash(f.data(), rx.p, rc.hash_fields, rc.key);
+        unsigned rqn = rc.table[rc.hash_fields ? h.hash % rc.table_size : 0];
+        kite::spec::queue_stats qb{};
+        bool was_err = false;
+        if (rqn < NRQ) {
+            qb = ref.hw.rq[rqn].stats;
+            was_err = ref.hw.rq[rqn].state == kite::spec::wq_state::ERR;
+        }
+        Frame w = f;
+        uint32_t fcs = kite::crc32(f.data(), f.size());
+        for (int i = 0; i < 4; i++) w.push_back(uint8_t(fcs >> (8 * i)));
+        int taken = ref.rx.receive(0, w.data(), w.size());
+        chk.expect(taken == 1, "model took the frame");
+        const kite::spec::port_stats &a = ps.stats;
+        kite::spec::queue_stats qa{};
+        bool now_err = false;
+        if (rqn < NRQ) {
+            qa = ref.hw.rq[rqn].stats;
+            now_err = ref.hw.rq[rqn].state == kite::spec::wq_state::ERR;
+        }
+        Ev e{};
+        e.qn = rqn;
+        e.len = unsigned(f.size());
+        if (a.rx_packets != before.rx_packets) e.kind = 0;
+        else if (a.rx_malformed != before.rx_malformed) e.kind = 3;
+        else if (a.rx_oversize != before.rx_oversize) e.kind = 4;
+        else if (a.rx_no_buffer != before.rx_no_buffer)
+            e.kind = qa.drops != qb.drops ? 2 : (qa.errors != qb.errors ? 5 : 1);
+        else if (qa.errors != qb.errors) e.kind = (now_err && !was_err) ? 7 : 6;
+        else { chk.expect(false, "model outcome not classified (frame %ld)", frames); e.kind = 9; }
+        if (e.kind == 0) {
+            e.csum_ok = qa.csum != qb.csum;
+            e.bad_csum = a.rx_bad_csum != before.rx_bad_csum;
+            chk.expect(a.rx_bytes - before.rx_bytes == f.size() && qa.bytes - qb.bytes == f.size() &&
+                           a.rx_csum_complete - before.rx_csum_complete == 1,
+                       "model byte counters");
+        }
+        exp_ev.push_back(e);
+        // New CQEs in the model's rings.
+        for (unsigned c = 1; c <= NCQ_USED; c++) {
+            ctx::cq_ctx &cq = ref.hw.cq[c];
+            while (cq_rd[c] != cq.pi) {
+                uint64_t at = cq.base + uint64_t(cq_rd[c] & ((1u << CQ_LOG) - 1)) * 32;
+                Cqe x{uint16_t(c), {}};
+                std::memcpy(x.b.data(), &ref.host.mem[at], 31);
+                cq_rd[c]++;
+                cq.ci = cq_rd[c];
+                if (x.b[19] == kite::spec::cqe_status::WR_FLUSH_ERR) { flush_cqes++; continue; }
+                exp_cqe.push_back(x);
+            }
+        }
+        metas.push_back({rqn, h.hash, h.hash_type, rx});
+        tx.push_back(f);
+        frames++;
+        kinds[std::min(e.kind, 7u)]++;
+    }
+
+    // ---------------------------------------------------------- RTL side
+    size_t tx_off = 0;
+    void drive_inputs() {
+        // Frame beats.
+        if (!tx.empty() && !tb::chance(rng, p_gap)) {
+            const Frame &f = tx.front();
+            size_t n = std::min<size_t>(64, f.size() - tx_off);
+            m.s_valid_i = 1;
+            tb::put_bytes(m.s_data_i, f.data() + tx_off, n);
+            m.s_keep_i = tb::keep_mask(n);
+            m.s_last_i = tx_off + n == f.size();
+        } else {
+            m.s_valid_i = 0;
+        }
+        // Meta: offered as soon as its frame has been sent (the parse and RSS
+        // latencies are the blocks' own business).
+        if (!metas.empty() && sent_frames > meta_sent) {
+            const Meta &x = metas.front();
+            const kite::parsed_frame &p = x.rx.p;
+            m.meta_valid_i = 1;
+            m.meta_rqn_i = x.rqn;
+            m.meta_hash_i = x.hash;
+            m.meta_hash_type_i = x.htype;
+            m.meta_num_vlans_i = p.num_vlans;
+            m.meta_tci_i = p.outer_tci;
+            m.meta_ipv4_i = p.l3 == kite::l3_type::IPV4;
+            m.meta_ipv4_hdr_ok_i = p.ipv4_hdr_ok;
+            m.meta_l4_ok_i = x.rx.l4_check == 1;
+            m.meta_l4_bad_i = x.rx.l4_check == 0;
+            m.meta_malformed_i = p.malformed;
+            m.meta_csum_i = x.rx.csum_complete;
+        } else {
+            m.meta_valid_i = 0;
+        }
+        // DMA read responses.
+        m.rd_req_ready_i = tb::chance(rng, p_ready);
+        if (!rd_out.empty() && rd_jobs.empty() == false && clk.cycle >= rd_jobs.front().at &&
+            !tb::chance(rng, p_gap)) {
+            m.rd_rsp_valid_i = 1;
+            tb::put_bytes(m.rd_rsp_data_i, rd_out.front().first.data(), 64);
+            m.rd_rsp_keep_i = rd_out.front().second;
+            m.rd_rsp_last_i = rd_out_last.front();
+            m.rd_rsp_err_i = rd_out_err.front();
+        } else {
+            m.rd_rsp_valid_i = 0;
+        }
+        m.wr_req_ready_i = tb::chance(rng, p_ready);
+        m.wr_data_ready_i = !wr_jobs.empty() && tb::chance(rng, p_ready);
+        m.wr_done_i = 0;
+        if (!wr_done_at.empty() && clk.cycle >= wr_done_at.front().first) {
+            m.wr_done_i = 1;
+            m.wr_done_id_i = 0;
+            m.wr_done_err_i = wr_done_at.front().second;
+        }
+        m.cqe_ready_i = tb::chance(rng, p_ready);
+        m.rqci_ready_i = tb::chance(rng, p_ready);
+    }
+
+    long sent_frames = 0, meta_sent = 0;
+    uint64_t first_ev = 0, last_ev = 0;
+
+    void sample() {
+        m.eval();
+        if (m.s_valid_i && m.s_ready_o) {
+            size_t n = std::min<size_t>(64, tx.front().size() - tx_off);
+            tx_off += n;
+            if (tx_off == tx.front().size()) { tx.pop_front(); tx_off = 0; sent_frames++; }
+        }
+        if (m.meta_valid_i && m.meta_ready_o) { metas.pop_front(); meta_sent++; }
+        if (m.rd_req_valid_o && m.rd_req_ready_i) {
+            uint64_t a = m.rd_req_addr_o;
+            unsigned len = m.rd_req_len_o;
+            rd_jobs.push_back({a, len, clk.cycle + tb::rnd(rng, rd_lat_lo, rd_lat_hi)});
+            bool err = !rtl.ok(a, len);
+            for (uint64_t b = a & ~63ull; b < a + len; b += 64) {
+                std::array<uint8_t, 64> d{};
+                uint64_t keep = 0;
+                for (unsigned i = 0; i < 64; i++) {
+                    uint64_t x = b + i;
+                    if (x >= a && x < a + len) {
+                        keep |= 1ull << i;
+                        d[i] = x < MEM ? rtl.mem[x] : 0;
+                    }
+                }
+                rd_out.push_back({d, keep});
+                rd_out_last.push_back(b + 64 >= a + len);
+                rd_out_err.push_back(err && b + 64 >= a + len);
+            }
+        }
+        if (m.rd_rsp_valid_i && m.rd_rsp_ready_o) {
+            bool last = rd_out_last.front();
+            rd_out.pop_front(); rd_out_last.pop_front(); rd_out_err.pop_front();
+            if (last) rd_jobs.pop_front();
+        }
+        if (m.wr_req_valid_o && m.wr_req_ready_i) {
+            uint64_t a = m.wr_req_addr_o;
+            unsigned len = m.wr_req_len_o;
+            wr_jobs.push_back({a, len, unsigned(((a & 63) + len + 63) / 64), 0});
+        }
+        if (m.wr_data_valid_o && m.wr_data_ready_i) {
+            WrJob &j = wr_jobs.front();
+            uint64_t b = (j.addr & ~63ull) + 64ull * j.got;
+            bool ok = rtl.ok(j.addr, j.len);
+            for (unsigned i = 0; i < 64; i++) {
+                uint64_t x = b + i;
+                if (ok && x >= j.addr && x < j.addr + j.len) rtl.mem[x] = tb::get_byte(m.wr_data_o, i);
+            }
+            words++;
+            if (++j.got == j.words) {
+                wr_done_at.push_back({clk.cycle + tb::rnd(rng, 1, 8), !ok});
+                wr_jobs.pop_front();
+            }
+        }
+        if (m.wr_done_i) wr_done_at.pop_front();
+        if (m.cqe_valid_o && m.cqe_ready_i) {
+            Cqe x{uint16_t(m.cqe_cqn_o), {}};
+            for (unsigned i = 0; i < 31; i++) x.b[i] = tb::get_byte(m.cqe_data_o, i);
+            got_cqe.push_back(x);
+            check_cqe();
+        }
+        if (m.rqci_valid_o && m.rqci_ready_i && m.rqci_qn_o < NRQ) rqci[m.rqci_qn_o] = uint16_t(m.rqci_ci_o);
+        if (m.rqerr_valid_o && m.rqerr_qn_o < NRQ) rq_err_seen[m.rqerr_qn_o] = true;
+        if (m.ev_valid_o) check_ev();
+    }
+
+    void check_cqe() {
+        Cqe g = got_cqe.front();
+        got_cqe.pop_front();
+        if (!chk.expect(!exp_cqe.empty(), "CQE without a model CQE")) return;
+        Cqe e = exp_cqe.front();
+        exp_cqe.pop_front();
+        if (inject && ++cqes_checked == 4) e.b[0] ^= 1;  // deliberate mismatch (--inject)
+        if (g.b[20] & 0x08) stripped++;
+        bool same = g.cqn == e.cqn && g.b == e.b;
+        if (!chk.expect(same, "CQE %ld: cqn %u vs %u, mismatch", events, g.cqn, e.cqn) && chk.fails <= 3) {
+            for (unsigned i = 0; i < 31; i++) std::fprintf(stderr, "%02x%s", g.b[i], i == 30 ? "\n" : " ");
+            for (unsigned i = 0; i < 31; i++) std::fprintf(stderr, "%02x%s", e.b[i], i == 30 ? "\n" : " ");
+        }
+    }
+
+    void check_ev() {
+        if (!chk.expect(!exp_ev.empty(), "event without a frame")) return;
+        Ev e = exp_ev.front();
+        exp_ev.pop_front();
+        if (!first_ev) first_ev = clk.cycle;
+        last_ev = clk.cycle;
+        unsigned k = m.ev_kind_o;
+        bool ok = k == e.kind && m.ev_qn_o == e.qn && m.ev_len_o == e.len;
+        if (ok && e.kind == 0) ok = bool(m.ev_csum_ok_o) == e.csum_ok && bool(m.ev_bad_csum_o) == e.bad_csum;
+        chk.expect(ok, "frame %ld: event %s q %u len %u csum %d/%d, model %s q %u len %u csum %d/%d", events,
+                   kind_name(k), unsigned(m.ev_qn_o), unsigned(m.ev_len_o), int(m.ev_csum_ok_o),
+                   int(m.ev_bad_csum_o), kind_name(e.kind), e.qn, e.len, int(e.csum_ok), int(e.bad_csum));
+        events++;
+    }
+
+    void step() {
+        drive_inputs();
+        sample();
+        clk.tick();
+        m.acc_valid_i = 0;
+    }
+
+    bool busy() const {
+        return !tx.empty() || !metas.empty() || !exp_ev.empty() || !wr_jobs.empty() || !wr_done_at.empty() ||
+               !rd_out.empty();
+    }
+
+    void drain(uint64_t limit = 400000) {
+        uint64_t start = clk.cycle;
+        while (busy() && clk.cycle - start < limit) step();
+        for (int i = 0; i < 20; i++) step();
+        if (!chk.expect(!busy(), "drained (%zu frames, %zu events left)", tx.size(), exp_ev.size()))
+            std::fprintf(stderr, "  next %s q %u; rd_req %d rd_out %zu wr_req %d wr_jobs %zu data %d cqe %d rqci %d meta %zu\n",
+                         kind_name(exp_ev.front().kind), exp_ev.front().qn, int(m.rd_req_valid_o), rd_out.size(),
+                         int(m.wr_req_valid_o), wr_jobs.size(), int(m.wr_data_valid_o), int(m.cqe_valid_o),
+                         int(m.rqci_valid_o), metas.size());
+    }
+
+    void compare_round() {
+        size_t bad = 0, first = 0;
+        for (size_t a = BUF_LO; a < MEM; a++)
+            if (ref.host.mem[a] != rtl.mem[a] && !bad++) first = a;
+        chk.expect(bad == 0, "host memory: %zu bytes differ, first at 0x%zx", bad, first);
+        chk.expect(exp_cqe.empty(), "%zu model CQEs not produced", exp_cqe.size());
+        exp_cqe.clear();
+        for (unsigned q = 1; q < NRQ; q++) {
+            const ctx::wq_ctx &w = ref.hw.rq[q];
+            bool err = w.state == kite::spec::wq_state::ERR;
+            chk.expect(err == rq_err_seen[q], "RQ %u ERR: RTL %d model %d", q, int(rq_err_seen[q]), int(err));
+            if (!err && q != 7) chk.expect(rqci[q] == w.ci, "RQ %u ci: RTL %u model %u", q, rqci[q], w.ci);
+        }
+    }
+
+    // Back-to-back frames of one size to one RQ with large buffers, no
+    // back-pressure, fixed WQE read latency: cycles per frame in steady state.
+    double throughput(unsigned size, unsigned lat) {
+        p_gap = 0.0;
+        p_ready = 1.0;
+        rd_lat_lo = rd_lat_hi = lat;
+        ctx::rss_ctx &rc = ref.hw.rss[ctx::rss_index(0, 0, 0)];
+        rc.hash_fields = 0;
+        rc.table[0] = 1;
+        ctx::wq_ctx &w = ref.hw.rq[1];
+        w.log_size = 6;
+        w.log_stride = 4;
+        w.flags = 0;
+        w.base = 0x40000;
+        configure(1, false);
+        unsigned size_q = 1u << w.log_size;
+        for (unsigned k = 0; k < size_q; k++) {
+            uint8_t e[16]{};
+            uint64_t addr = BUF_LO + uint64_t(k) * 0x2400;
+            uint32_t len = 0x2400;
+            std::memcpy(e, &addr, 8);
+            std::memcpy(e + 8, &len, 4);
+            both_write(w.base + 16ull * k, e, 16);
+        }
+        w.pi = uint16_t(size_q);
+        m.acc_valid_i = 1;
+        m.acc_qn_i = 1;
+        m.acc_pi_i = w.pi;
+        step();
+        const unsigned n = size_q - 4;
+        for (unsigned i = 0; i < n; i++) {
+            Frame f = tb::rbytes(rng, size);
+            put16(f, 12, 0x88b5);  // local experimental ethertype: no L3, never malformed
+            offer(f);
+        }
+        first_ev = last_ev = 0;
+        long ev0 = events;
+        drain();
+        compare_round();
+        chk.expect(kinds[0] == long(n), "throughput run: all %u frames delivered (%ld)", n, kinds[0]);
+        return double(last_ev - first_ev) / double(events - ev0 - 1);
+    }
+
+    void round(unsigned nframes) {
+        for (unsigned q = 1; q < NRQ; q++) {
+            if (ref.hw.rq[q].state == kite::spec::wq_state::ERR) configure(q, tb::chance(rng, 0.5));
+            if (!tb::chance(rng, 0.15)) post(q, tb::rnd(rng, 0, 40));
+        }
+        for (unsigned i = 0; i < nframes; i++) {
+            Frame f = make_frame(rng);
+            if (f.size() < 60) f.resize(60, 0);
+            if (f.size() > 9018) f.resize(9018);
+            offer(f);
+        }
+        drain();
+        compare_round();
+    }
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    tb::Args args(argc, argv);
+    tb::Checker chk("rx_dma");
+    tb::Rng rng(args.seed);
+    std::printf("[rx_dma] seed %llu\n", (unsigned long long)args.seed);
+    {
+        Bench b(chk, rng);
+        b.inject = args.inject;
+        long rounds = args.iters(200);
+        for (long r = 0; r < rounds; r++) {
+            b.p_gap = tb::chance(rng, 0.5) ? 0.0 : 0.3;
+            b.p_ready = tb::chance(rng, 0.5) ? 1.0 : 0.6;
+            b.round(tb::rnd(rng, 1, 40));
+        }
+        std::printf("[rx_dma] %ld frames: OK %ld, NO_BUF %ld, NO_BUF_Q %ld, MALFORMED %ld, OVERSIZE %ld, RD_ERR %ld, "
+                    "PROT_ERR %ld, WR_ERR %ld; %ld VLAN-stripped; %ld flush CQEs left to the queue manager\n",
+                    b.frames, b.kinds[0], b.kinds[1], b.kinds[2], b.kinds[3], b.kinds[4], b.kinds[5], b.kinds[6],
+                    b.kinds[7], b.stripped, b.flush_cqes);
+        chk.expect(b.kinds[0] > 150 && b.kinds[1] > 0 && b.kinds[2] > 0 && b.kinds[3] > 0 && b.kinds[4] > 0 &&
+                       b.kinds[5] > 0 && b.kinds[6] > 0 && b.kinds[7] > 0 && b.stripped > 5,
+                   "every outcome exercised");
+    }
+    for (unsigned lat : {4u, 250u}) {
+        for (unsigned size : {60u, 64u, 65u, 128u, 1514u, 9018u}) {
+            Bench b(chk, rng);
+            b.inject = args.inject;
+            double fps = b.throughput(size, lat);
+            std::printf("[rx_dma] throughput %u-byte frames, WQE read latency %u cycles: %.1f cycles/frame, "
+                        "%.1f Gb/s at 250 MHz\n", size, lat, fps, size * 8 * 0.25 / fps);
+        }
+    }
+    return chk.finish();
+}
