@@ -19,7 +19,7 @@ help:
 	@echo "make bench       benchmarks: Kite vs virtio-net/e1000e and vs rdma_rxe (not tests, ~10-12 min)"
 	@echo "make test-6.12   the VM suites on Debian's 6.12 kernel"
 	@echo "make selftests   the kernel's own NIC selftests (6.12 guest) against Kite"
-	@echo "make rtl-check   RTL lint, testbenches and synthesis only"
+	@echo "make rtl-check   RTL lint, testbenches and synthesis (incl. the card top) only"
 	@echo "make spec        regenerate headers/packages/docs from fpga/spec/kite.toml"
 	@echo "make kernel KVER_SERIES=6.12   build the modules for another Debian kernel"
 
@@ -91,7 +91,7 @@ bench: model kernel fabric qemu images
 
 rtl-check:
 	@tools/setup/deps.sh rtl
-	@fpga/check.sh
+	@fpga/check.sh --top
 
 clean:
 	rm -rf $(BUILD)

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds one Verilator testbench into build/rtl/<name>/, reusing the previous
 # build when no input changed (hash of RTL, testbench sources and flags).
+# Executables are also kept in $KITE_CACHE/rtl-tb/<hash> (the hash leaves
+# out where the tree is), so a fresh clone does not rebuild them.
 # Usage: build.sh NAME TOP TB_CPP RTL_FILE...
 # Prints the path of the executable.
 set -euo pipefail
@@ -13,14 +15,21 @@ flags=(--cc --exe --build -j 2 --top-module "$top" -Wno-fatal -Wno-lint -Wno-sty
        -CFLAGS "-std=c++20 -O1 -I$root/fpga/tb/common -I$root/fpga/model/include -I$root/fpga/model"
        --Mdir "$out/obj" -o "$out/tb")
 stamp=$( (cat "$tbcpp" "$root"/fpga/tb/common/*.hpp "$root"/fpga/model/include/kite/*.hpp \
-    "$root"/fpga/model/rxp/*.?pp "$root"/fpga/model/txp/*.?pp "$root"/fpga/model/card/hw.hpp \
-    "$root"/fpga/model/{queue,doorbell,mac,roce,stats}/*.?pp "$@"; echo "${flags[*]}"; verilator --version) | sha256sum | cut -c1-16)
     "$root"/fpga/model/txp/*.?pp "$root"/fpga/model/card/hw.hpp \
-    "$root"/fpga/model/{queue,doorbell,mac,roce,stats,rss,rxp}/*.?pp "$@"; echo "${flags[*]}"; verilator --version) | sha256sum | cut -c1-16)
+    "$root"/fpga/model/{queue,doorbell,mac,roce,stats,rss,rxp}/*.?pp "$@"; echo "${flags[*]//$root/@ROOT@}"; verilator --version; g++ --version) | sha256sum | cut -c1-16)
 if [ -x "$out/tb" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
     echo "$out/tb"; exit 0
 fi
 rm -f "$out/stamp"
-(cd "$out" && verilator "${flags[@]}" "$@" "$tbcpp") >"$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
+cache=${KITE_CACHE:-/var/cache/kite}/rtl-tb/$stamp
+if [ -x "$cache/tb" ]; then
+    cp "$cache/tb" "$out/tb"
+else
+    (cd "$out" && verilator "${flags[@]}" "$@" "$tbcpp") >"$out/build.log" 2>&1 || { cat "$out/build.log" >&2; exit 1; }
+    # The cache only saves time: an unwritable one is not an error.
+    if mkdir -p "$cache" 2>/dev/null && cp "$out/tb" "$cache/tb.tmp" 2>/dev/null; then
+        mv "$cache/tb.tmp" "$cache/tb"
+    fi
+fi
 echo "$stamp" >"$out/stamp"
 echo "$out/tb"
