@@ -11,11 +11,11 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-quick=0 seed=1 top=0
+quick=0 seed=1 with_top=0
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) quick=1 ;;
-    --top) top=1 ;;
+    --top) with_top=1 ;;
     --seed) seed=$2; shift ;;
     *) echo "usage: fpga/check.sh [--quick] [--top] [--seed N]" >&2; exit 2 ;;
     esac
@@ -74,7 +74,7 @@ if [ $quick -eq 0 ]; then
     # Two synthesis jobs at a time (the machine has 2 cores); each writes its
     # exit status next to its log, reported in block order afterwards.
     skip=()
-    [ $top -eq 1 ] || skip=(card)
+    [ $with_top -eq 1 ] || skip=(card)
     for line in "${blocks[@]}"; do
         read -r name tmod tbcpp srcs <<<"$line"
         [[ " ${skip[*]} " == *" $name "* ]] && continue
