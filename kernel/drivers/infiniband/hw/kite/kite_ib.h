@@ -21,6 +21,7 @@
 
 #define KITE_IB_PORT		1	/* the one ib port of a function */
 #define KITE_IB_GSI_QPN		1	/* the GSI QP's number on the wire */
+#define KITE_IB_NUM_STATS	15	/* counters of struct kite_rdma_stats */
 
 struct kite_ib_dev {
 	struct ib_device ibdev;
@@ -41,6 +42,19 @@ struct kite_ib_dev {
 	struct mutex stats_lock;	/* stats buffer */
 	struct kite_rdma_stats *stats;
 	dma_addr_t stats_dma;
+
+	/* rdma_counter id -> struct kite_ib_counter (QP counters) */
+	struct xarray counters;
+};
+
+/*
+ * A QP counter of `rdma statistic qp`. The card counts per QP from the QP's
+ * creation; a counter is what its QPs did while bound, so binding takes a
+ * snapshot and unbinding folds the QP's share into @done.
+ */
+struct kite_ib_counter {
+	struct list_head qps;		/* kite_ib_qp.cntr_node */
+	u64 done[KITE_IB_NUM_STATS];
 };
 
 enum {
@@ -145,6 +159,8 @@ struct kite_ib_qp {
 	struct ib_qp_cap cap;
 	struct ib_umem *umem;		/* user rings */
 	struct kite_ib_mr *ring_mr;
+	struct list_head cntr_node;	/* bound to an rdma_counter */
+	u64 cntr_base[KITE_IB_NUM_STATS];	/* card counts at binding */
 };
 
 struct kite_ib_ah {

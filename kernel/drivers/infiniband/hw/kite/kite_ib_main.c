@@ -12,6 +12,7 @@
 #include <rdma/ib_addr.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_mad.h>
+#include <rdma/rdma_counter.h>
 #include <rdma/uverbs_ioctl.h>
 #include <uapi/rdma/kite-abi.h>
 
@@ -526,12 +527,43 @@ static const struct rdma_stat_desc kite_ib_stat_descs[] = {
 	{ .name = "remote_access_errors" },
 };
 
-static struct rdma_hw_stats *kite_ib_alloc_hw_port_stats(struct ib_device *ibdev,
-							 u32 port)
+static_assert(ARRAY_SIZE(kite_ib_stat_descs) == KITE_IB_NUM_STATS);
+
+static struct rdma_hw_stats *kite_ib_alloc_stats(void)
 {
 	return rdma_alloc_hw_stats_struct(kite_ib_stat_descs,
 					  ARRAY_SIZE(kite_ib_stat_descs),
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+static struct rdma_hw_stats *kite_ib_alloc_hw_port_stats(struct ib_device *ibdev,
+							 u32 port)
+{
+	return kite_ib_alloc_stats();
+}
+
+/* The card's counters of one port or QP (QUERY_STATS). */
+static int kite_ib_query_stats(struct kite_ib_dev *dev, u8 scope, u32 id,
+			       u64 *val)
+{
+	struct kite_query_stats_in in = {};
+	const __le64 *v;
+	int err, i;
+
+	mutex_lock(&dev->stats_lock);
+	in.addr = cpu_to_le64(dev->stats_dma);
+	in.len = cpu_to_le32(sizeof(*dev->stats));
+	in.scope = scope;
+	in.id = cpu_to_le32(id);
+	err = kite_ib_cmd(dev, KITE_CMD_OPCODE_QUERY_STATS, &in, sizeof(in),
+			  NULL, 0);
+	if (!err) {
+		v = (const __le64 *)dev->stats;
+		for (i = 0; i < KITE_IB_NUM_STATS; i++)
+			val[i] = le64_to_cpu(v[i]);
+	}
+	mutex_unlock(&dev->stats_lock);
+	return err;
 }
 
 static int kite_ib_get_hw_stats(struct ib_device *ibdev,
@@ -539,26 +571,122 @@ static int kite_ib_get_hw_stats(struct ib_device *ibdev,
 				int index)
 {
 	struct kite_ib_dev *dev = to_kdev(ibdev);
-	struct kite_query_stats_in in = {};
-	const __le64 *v;
-	int err, i;
+	int err;
 
 	if (!port)
 		return -EOPNOTSUPP;
-	mutex_lock(&dev->stats_lock);
-	in.addr = cpu_to_le64(dev->stats_dma);
-	in.len = cpu_to_le32(sizeof(*dev->stats));
-	in.scope = KITE_STATS_SCOPE_RDMA_PORT;
-	in.id = cpu_to_le32(dev->card_port);
-	err = kite_ib_cmd(dev, KITE_CMD_OPCODE_QUERY_STATS, &in, sizeof(in),
-			  NULL, 0);
-	if (!err) {
-		v = (const __le64 *)dev->stats;
-		for (i = 0; i < ARRAY_SIZE(kite_ib_stat_descs); i++)
-			stats->value[i] = le64_to_cpu(v[i]);
+	err = kite_ib_query_stats(dev, KITE_STATS_SCOPE_RDMA_PORT,
+				  dev->card_port, stats->value);
+	return err ? err : KITE_IB_NUM_STATS;
+}
+
+/*
+ * QP counters. The core serialises bind, unbind and update of one counter
+ * (counter->lock), which guards the counter's QP list.
+ */
+static struct rdma_hw_stats *kite_ib_counter_alloc_stats(struct rdma_counter *counter)
+{
+	return kite_ib_alloc_stats();
+}
+
+static int kite_ib_counter_bind_qp(struct rdma_counter *counter,
+				   struct ib_qp *ibqp)
+{
+	struct kite_ib_dev *dev = to_kdev(ibqp->device);
+	struct kite_ib_qp *qp = to_kqp(ibqp);
+	struct kite_ib_counter *kc;
+	bool new = !counter->id;
+	u32 id;
+	int err;
+
+	if (new) {
+		kc = kzalloc(sizeof(*kc), GFP_KERNEL);
+		if (!kc)
+			return -ENOMEM;
+		INIT_LIST_HEAD(&kc->qps);
+		err = xa_alloc(&dev->counters, &id, kc, xa_limit_31b,
+			       GFP_KERNEL);
+		if (err) {
+			kfree(kc);
+			return err;
+		}
+		counter->id = id;
+	} else {
+		kc = xa_load(&dev->counters, counter->id);
+		if (!kc)
+			return -EINVAL;
 	}
-	mutex_unlock(&dev->stats_lock);
-	return err ? err : ARRAY_SIZE(kite_ib_stat_descs);
+	err = kite_ib_query_stats(dev, KITE_STATS_SCOPE_QP, qp->qpn,
+				  qp->cntr_base);
+	if (err) {
+		if (new) {
+			xa_erase(&dev->counters, counter->id);
+			counter->id = 0;
+			kfree(kc);
+		}
+		return err;
+	}
+	list_add_tail(&qp->cntr_node, &kc->qps);
+	ibqp->counter = counter;
+	return 0;
+}
+
+static int kite_ib_counter_unbind_qp(struct ib_qp *ibqp)
+{
+	struct kite_ib_dev *dev = to_kdev(ibqp->device);
+	struct kite_ib_qp *qp = to_kqp(ibqp);
+	struct kite_ib_counter *kc;
+	u64 now[KITE_IB_NUM_STATS];
+	int i;
+
+	kc = xa_load(&dev->counters, ibqp->counter->id);
+	if (WARN_ON(!kc))
+		return -EINVAL;
+	/* A card that no longer answers loses this QP's share, nothing else. */
+	if (!kite_ib_query_stats(dev, KITE_STATS_SCOPE_QP, qp->qpn, now))
+		for (i = 0; i < KITE_IB_NUM_STATS; i++)
+			kc->done[i] += now[i] - qp->cntr_base[i];
+	list_del(&qp->cntr_node);
+	ibqp->counter = NULL;
+	return 0;
+}
+
+static int kite_ib_counter_update_stats(struct rdma_counter *counter)
+{
+	struct kite_ib_dev *dev = to_kdev(counter->device);
+	u64 sum[KITE_IB_NUM_STATS], now[KITE_IB_NUM_STATS];
+	struct kite_ib_counter *kc;
+	struct kite_ib_qp *qp;
+	int err, i;
+
+	kc = xa_load(&dev->counters, counter->id);
+	if (!kc)
+		return -EINVAL;
+	memcpy(sum, kc->done, sizeof(sum));
+	list_for_each_entry(qp, &kc->qps, cntr_node) {
+		err = kite_ib_query_stats(dev, KITE_STATS_SCOPE_QP, qp->qpn,
+					  now);
+		if (err)
+			return err;
+		for (i = 0; i < KITE_IB_NUM_STATS; i++)
+			sum[i] += now[i] - qp->cntr_base[i];
+	}
+	for (i = 0; i < KITE_IB_NUM_STATS; i++)
+		counter->stats->value[i] = sum[i];
+	return 0;
+}
+
+static int kite_ib_counter_dealloc(struct rdma_counter *counter)
+{
+	struct kite_ib_dev *dev = to_kdev(counter->device);
+	struct kite_ib_counter *kc;
+
+	kc = xa_erase(&dev->counters, counter->id);
+	if (kc) {
+		WARN_ON(!list_empty(&kc->qps));
+		kfree(kc);
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------ device */
@@ -572,6 +700,11 @@ static const struct ib_device_ops kite_ib_dev_ops = {
 	.alloc_hw_port_stats = kite_ib_alloc_hw_port_stats,
 	.alloc_pd = kite_ib_alloc_pd,
 	.alloc_ucontext = kite_ib_alloc_ucontext,
+	.counter_alloc_stats = kite_ib_counter_alloc_stats,
+	.counter_bind_qp = kite_ib_counter_bind_qp,
+	.counter_dealloc = kite_ib_counter_dealloc,
+	.counter_unbind_qp = kite_ib_counter_unbind_qp,
+	.counter_update_stats = kite_ib_counter_update_stats,
 	.create_ah = kite_ib_create_ah,
 	.create_cq = kite_ib_create_cq,
 	.create_qp = kite_ib_create_qp,
@@ -645,6 +778,7 @@ static int kite_ib_probe(struct auxiliary_device *adev,
 	xa_init(&dev->cqs);
 	xa_init(&dev->qps);
 	xa_init(&dev->srqs);
+	xa_init_flags(&dev->counters, XA_FLAGS_ALLOC1);
 	mutex_init(&dev->stats_lock);
 	INIT_WORK(&dev->event_work, kite_ib_event_work);
 
@@ -702,7 +836,7 @@ static void kite_ib_remove(struct auxiliary_device *adev)
 	kite_aux_unregister_events(ka);
 	cancel_work_sync(&dev->event_work);
 	WARN_ON(!xa_empty(&dev->cqs) || !xa_empty(&dev->qps) ||
-		!xa_empty(&dev->srqs));
+		!xa_empty(&dev->srqs) || !xa_empty(&dev->counters));
 	dma_free_coherent(&ka->pdev->dev, sizeof(*dev->stats), dev->stats,
 			  dev->stats_dma);
 	ib_dealloc_device(&dev->ibdev);
