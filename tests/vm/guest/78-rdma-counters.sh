@@ -4,7 +4,7 @@
 # (rdma_qp_counter.py, pyverbs, prints one line per check).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rdma_lib.sh"
-NCHECKS=17
+NCHECKS=18
 tap_plan $((NCHECKS + 3))
 dmesg -C
 rdma_setup || { not_ok "setup"; rdma_cleanup; tap_done; }

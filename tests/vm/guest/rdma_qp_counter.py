@@ -162,6 +162,9 @@ rc, out = rdma("statistic", "qp", "unbind", "link", link, "cntn", cntn, "lqpn", 
 after = stat(counter_of(qa.qp_num) or {}, "tx_packets")
 check("unbinding a QP keeps what it counted", rc == 0 and before is not None and before > 12 * PKTS and after == before,
       "%s; tx_packets %s before, %s after" % (out, before, after))
+qa.modify(QPAttr(qp_state=e.IBV_QPS_RESET), e.IBV_QP_STATE)  # the card zeroes its own counts
+reset = stat(counter_of(qa.qp_num) or {}, "tx_packets")
+check("a bound QP's reset keeps its counter", reset == after, "tx_packets %s, %s before the reset" % (reset, after))
 rc, out = rdma("statistic", "qp", "unbind", "link", link, "cntn", cntn, "lqpn", str(qa.qp_num))
 check("rdma statistic qp unbind", rc == 0, out)
 check("the counter is gone with its last QP", counter_of(qa.qp_num) is None)

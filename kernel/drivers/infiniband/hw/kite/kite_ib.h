@@ -234,6 +234,8 @@ int kite_ib_cmd(struct kite_ib_dev *dev, u16 opcode, const void *in,
 int kite_ib_destroy_obj(struct kite_ib_dev *dev, u16 opcode, u32 id);
 
 /* kite_ib_main.c */
+int kite_ib_qp_stats(struct kite_ib_dev *dev, u32 qpn, u64 *val);
+void kite_ib_counter_qp_reset(struct ib_qp *ibqp, const u64 *now);
 void *kite_ib_alloc_ring(struct kite_ib_dev *dev, size_t size, dma_addr_t *dma);
 void kite_ib_free_ring(struct kite_ib_dev *dev, void *cpu, dma_addr_t dma,
 		       size_t size);

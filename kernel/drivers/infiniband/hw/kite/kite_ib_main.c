@@ -651,6 +651,36 @@ static int kite_ib_counter_unbind_qp(struct ib_qp *ibqp)
 	return 0;
 }
 
+int kite_ib_qp_stats(struct kite_ib_dev *dev, u32 qpn, u64 *val)
+{
+	return kite_ib_query_stats(dev, KITE_STATS_SCOPE_QP, qpn, val);
+}
+
+/*
+ * The card zeroes a QP's counts when the QP enters RESET: what the QP had
+ * counted (@now, read before the transition) goes into its counter first.
+ */
+void kite_ib_counter_qp_reset(struct ib_qp *ibqp, const u64 *now)
+{
+	struct kite_ib_dev *dev = to_kdev(ibqp->device);
+	struct rdma_counter *counter = READ_ONCE(ibqp->counter);
+	struct kite_ib_qp *qp = to_kqp(ibqp);
+	struct kite_ib_counter *kc;
+	int i;
+
+	if (!counter)
+		return;
+	mutex_lock(&counter->lock);
+	kc = xa_load(&dev->counters, counter->id);
+	if (kc && ibqp->counter == counter) {
+		for (i = 0; i < KITE_IB_NUM_STATS; i++) {
+			kc->done[i] += now[i] - qp->cntr_base[i];
+			qp->cntr_base[i] = 0;
+		}
+	}
+	mutex_unlock(&counter->lock);
+}
+
 static int kite_ib_counter_update_stats(struct rdma_counter *counter)
 {
 	struct kite_ib_dev *dev = to_kdev(counter->device);

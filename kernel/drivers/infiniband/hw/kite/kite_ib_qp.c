@@ -354,7 +354,9 @@ int kite_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 {
 	struct kite_ib_dev *dev = to_kdev(ibqp->device);
 	struct kite_ib_qp *qp = to_kqp(ibqp);
+	u64 seen[KITE_IB_NUM_STATS];
 	enum ib_qp_state cur, next;
+	bool fold = false;
 	struct kite_qp_attr in = {};
 	int err;
 
@@ -400,10 +402,14 @@ int kite_ib_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		if (err)
 			return err;
 	}
+	if (next == IB_QPS_RESET && cur != IB_QPS_RESET && ibqp->counter)
+		fold = !kite_ib_qp_stats(dev, qp->qpn, seen);
 	err = kite_ib_cmd(dev, KITE_CMD_OPCODE_MODIFY_QP, &in, sizeof(in),
 			  NULL, 0);
 	if (err)
 		return err;
+	if (fold)
+		kite_ib_counter_qp_reset(ibqp, seen);
 
 	if (next == IB_QPS_RESET && !qp->user) {
 		/* The card restarted both rings at index 0. */
