@@ -813,6 +813,8 @@ Firmware::res Firmware::create_mr(uint16_t fn, const uint8_t *in, uint8_t *out) 
     m.iova = a.iova;
     m.length = a.length;
     m.mtt_addr = a.mtt_addr;
+    if (a.flags & M::FLAGS_FAST_REG)
+        m.fr_max_pages = a.mtt_count;
     hal_.ctx_write(ctx::table::MR, slot, &m, sizeof(m));
     store(out, obj_out{key, 0});
     DONE();

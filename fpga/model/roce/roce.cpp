@@ -33,7 +33,9 @@ constexpr size_t LOOPBACK_DEPTH = 8192;      // frames between send_pkt() and se
 bool is_send(uint8_t op) { return op == wqe_opcode::SEND || op == wqe_opcode::SEND_IMM || op == wqe_opcode::SEND_INV; }
 bool is_atomic(uint8_t op) { return op == wqe_opcode::ATOMIC_CS || op == wqe_opcode::ATOMIC_FA; }
 bool is_rd(uint8_t op) { return op == wqe_opcode::READ || is_atomic(op); }
-bool is_local(uint8_t op) { return op == wqe_opcode::NOP || op == wqe_opcode::LOCAL_INV; }
+bool is_local(uint8_t op) {
+    return op == wqe_opcode::NOP || op == wqe_opcode::LOCAL_INV || op == wqe_opcode::REG_MR;
+}
 
 void put_be64(uint8_t *p, uint64_t v) {
     put_be32(p, uint32_t(v >> 32));
@@ -80,6 +82,38 @@ Roce::Fault Roce::mr_check(const ctx::qp_ctx &q, uint32_t key, uint64_t va, uint
     }
     *out = &m;
     return Fault::NONE;
+}
+
+// REG_MR: only a free FAST_REG MR of the QP's function and PD, a range its
+// page list covers and the IB access rule; anything else changes nothing.
+bool Roce::fast_reg(const ctx::qp_ctx &q, const wqe_reg_mr &r) {
+    using M = create_mr_in;
+    uint32_t i = r.key >> 8;
+    if (i == 0 || i >= hw_.mr.size())
+        return false;
+    ctx::mr_ctx &m = hw_.mr[i];
+    if (!(m.flags & M::FLAGS_FAST_REG) || m.valid || m.fn != q.fn || m.pdn != q.pdn)
+        return false;
+    if (r.page_shift < 12 || r.page_shift > 30 || r.mtt_count == 0 || r.mtt_count > m.fr_max_pages ||
+        (r.mtt_addr & 7) || (r.access & ~0x3fu) || r.rsvd1 || r.rsvd0[0] || r.rsvd0[1] || r.rsvd0[2])
+        return false;
+    if ((r.access & (M::ACCESS_REMOTE_WRITE | M::ACCESS_REMOTE_ATOMIC)) && !(r.access & M::ACCESS_LOCAL_WRITE))
+        return false;
+    const uint64_t ps = uint64_t(1) << r.page_shift;
+    const uint64_t first = (r.access & M::ACCESS_ZERO_BASED) ? 0 : r.iova & (ps - 1);
+    if (r.length == 0 || r.length > (uint64_t(r.mtt_count) << r.page_shift) ||
+        first + r.length > (uint64_t(r.mtt_count) << r.page_shift))
+        return false;
+    m.key = r.key;
+    m.access = r.access;
+    m.iova = r.iova;
+    m.length = r.length;
+    m.mtt_addr = r.mtt_addr;
+    m.mtt_count = r.mtt_count;
+    m.page_shift = r.page_shift;
+    m.valid = 1;
+    mtt_cache_.clear();
+    return true;
 }
 
 bool Roce::mem(uint16_t fn, const ctx::mr_ctx *m, uint64_t va, uint8_t *buf, size_t len, bool write) {
@@ -385,7 +419,8 @@ bool Roce::fetch(uint32_t qpn, SendWqe &w, uint8_t &status) {
     case wqe_opcode::SEND_INV: case wqe_opcode::LOCAL_INV: case wqe_opcode::NOP: hdr = 0; break;
     case wqe_opcode::WRITE: case wqe_opcode::WRITE_IMM: case wqe_opcode::READ: hdr = 1; break;
     case wqe_opcode::ATOMIC_CS: case wqe_opcode::ATOMIC_FA: hdr = 2; break;
-    default: return bad(cqe_status::LOC_QP_OP_ERR, RE_OPCODE);  // REG_MR, ETH_TX: not on a QP
+    case wqe_opcode::REG_MR: hdr = 3; break;
+    default: return bad(cqe_status::LOC_QP_OP_ERR, RE_OPCODE);  // ETH_TX: not on a QP
     }
     if (ud && c.opcode != wqe_opcode::SEND && c.opcode != wqe_opcode::SEND_IMM && c.opcode != wqe_opcode::NOP)
         return bad(cqe_status::LOC_QP_OP_ERR, RE_OPCODE);
@@ -403,6 +438,11 @@ bool Roce::fetch(uint32_t qpn, SendWqe &w, uint8_t &status) {
         std::memcpy(&at, seg + 16, sizeof(at));
         w.swap_add = at.swap_add;
         w.compare = at.compare;
+    }
+    if (c.opcode == wqe_opcode::REG_MR) {
+        if (c.flags & wqe_ctrl::FLAGS_INLINE)
+            return bad(cqe_status::LOC_QP_OP_ERR, RE_OPCODE);
+        std::memcpy(&w.reg, seg, sizeof(w.reg));
     }
     const uint8_t *data = seg + hdr * limits::DS_SIZE;
     const uint32_t nds = c.num_ds - hdr;
@@ -666,6 +706,9 @@ bool Roce::sq_run(uint32_t qpn, uint32_t &budget) {
                 hw_.mr[i].valid = 0;
                 mtt_cache_.clear();
             }
+        } else if (w.opcode == wqe_opcode::REG_MR && !fast_reg(q, w.reg)) {
+            w.status = cqe_status::LOC_PROT_ERR;
+            w.syndrome = RE_LKEY;
         }
         if (is_local(w.opcode) || ud) {
             if (ud && w.opcode != wqe_opcode::NOP) {

@@ -41,6 +41,7 @@ private:
         uint64_t raddr = 0;
         uint32_t rkey = 0;
         uint64_t swap_add = 0, compare = 0;
+        spec::wqe_reg_mr reg{};      // REG_MR
         std::vector<spec::wqe_sge> sge;
         std::vector<uint8_t> inl;
         bool is_inline = false;
@@ -104,6 +105,7 @@ private:
     // memory
     Fault mr_check(const ctx::qp_ctx &q, uint32_t key, uint64_t va, uint64_t len, uint32_t need, bool remote,
                    const ctx::mr_ctx **mr) const;
+    bool fast_reg(const ctx::qp_ctx &q, const spec::wqe_reg_mr &r);
     bool mem(uint16_t fn, const ctx::mr_ctx *m, uint64_t va, uint8_t *buf, size_t len, bool write);
     bool ring_read(const ctx::wq_ctx &wq, uint16_t idx, void *buf, size_t len);
     bool gather(const ctx::qp_ctx &q, const SendWqe &w, uint32_t off, uint8_t *out, uint32_t n);

@@ -1043,6 +1043,125 @@ TEST_F(Rdma, LocalInvalidate) {
     EXPECT_EQ(wait(a, 1).at(0).status, cqe_status::LOC_PROT_ERR);
 }
 
+// A REG_MR WQE: ctrl then the wqe_reg_mr segments.
+uint16_t post_reg_mr(Node &n, Qp &q, const wqe_reg_mr &r) {
+    uint64_t w = q.sq.base + uint64_t(q.sq.pi & ((1u << q.sq.log_size) - 1)) * q.sq.stride;
+    std::memset(n.h.ptr(w), 0, q.sq.stride);
+    wqe_ctrl c{};
+    c.opcode = wqe_opcode::REG_MR;
+    c.flags = wqe_ctrl::FLAGS_SIGNALED;
+    c.wqe_index = uint16_t(q.sq.pi);
+    c.num_ds = sizeof(wqe_reg_mr) / 16;
+    n.h.wr(w + 16, r);
+    n.h.wr(w, c);
+    uint16_t idx = uint16_t(q.sq.pi++);
+    n.h.db(0, db::SQ, q.qpn << 16 | (q.sq.pi & 0xffff));
+    return idx;
+}
+
+TEST_F(Rdma, FastRegistrationMapsScatteredPagesThenInvalidates) {
+    connect();
+    // A free MR with room for 4 pages, and 3 pages far apart in b's memory.
+    create_mr_in in{};
+    in.pdn = b.pd;
+    in.access = A_LW;
+    in.page_shift = 12;
+    in.mtt_count = 4;
+    in.flags = create_mr_in::FLAGS_FAST_REG;
+    in.key_variant = 0x11;
+    Res cr = b.d.cmd(cmd_opcode::CREATE_MR, in);
+    ASSERT_EQ(cr.status, cmd_status::OK);
+    const uint32_t key0 = cr.id(), key = (key0 & ~0xffu) | 0x22;
+    uint64_t pages[3], list = b.h.alloc(3 * 8, 64);
+    for (int i = 0; i < 3; i++) {
+        pages[i] = b.h.alloc(4096, 4096);
+        b.h.alloc(8192, 4096);  // a gap: the pages are not contiguous
+        b.h.wr<uint64_t>(list + i * 8, pages[i]);
+    }
+    Mr sa = a.reg(8192, A_LW);
+    fill(a.ptr(sa), 8192, 9);
+    wqe_reg_mr r{};
+    r.key = key;
+    r.access = A_LW | A_RW;
+    r.iova = 0x7000100;
+    r.length = 8000;
+    r.mtt_addr = list;
+    r.mtt_count = 3;
+    r.page_shift = 12;
+    uint16_t idx = post_reg_mr(b, qb, r);
+    auto c = wait(b, 1).at(0);
+    EXPECT_EQ(c.status, cqe_status::SUCCESS);
+    EXPECT_EQ(c.hash_type, wqe_opcode::REG_MR);
+    EXPECT_EQ(c.wqe_index, idx);
+    // The peer writes through the new key; bytes land page by page.
+    a.post_send(qa, wqe_opcode::WRITE, {sge(sa, 0, 8000)}, r.iova, key);
+    ASSERT_EQ(wait(a, 1).at(0).status, cqe_status::SUCCESS);
+    EXPECT_EQ(std::memcmp(b.h.ptr(pages[0] + 0x100), a.ptr(sa), 4096 - 0x100), 0);
+    EXPECT_EQ(std::memcmp(b.h.ptr(pages[1]), a.ptr(sa, 4096 - 0x100), 4096), 0);
+    EXPECT_EQ(std::memcmp(b.h.ptr(pages[2]), a.ptr(sa, 8192 - 0x100), 8000 - (8192 - 0x100)), 0);
+    // Invalidate, then register the free MR again under another variant.
+    b.post_send(qb, wqe_opcode::LOCAL_INV, {}, 0, 0, wqe_ctrl::FLAGS_SIGNALED, __builtin_bswap32(key));
+    EXPECT_EQ(wait(b, 1).at(0).status, cqe_status::SUCCESS);
+    r.key = (key0 & ~0xffu) | 0x33;
+    post_reg_mr(b, qb, r);
+    EXPECT_EQ(wait(b, 1).at(0).status, cqe_status::SUCCESS);
+    // Registering a valid MR again is a local protection error (its QP goes to ERR).
+    Qp q2;
+    ASSERT_EQ(b.create_qp(q2, qp_type::RC).status, cmd_status::OK);
+    ASSERT_EQ(b.to_init(q2).status, cmd_status::OK);
+    ASSERT_EQ(b.to_rtr(q2, a, qa.qpn).status, cmd_status::OK);
+    ASSERT_EQ(b.to_rts(q2).status, cmd_status::OK);
+    post_reg_mr(b, q2, r);
+    EXPECT_EQ(wait(b, 1).at(0).status, cqe_status::LOC_PROT_ERR);
+    // The earlier variant no longer grants access; the current one does.
+    a.post_send(qa, wqe_opcode::WRITE, {sge(sa, 0, 8)}, r.iova, r.key);
+    EXPECT_EQ(wait(a, 1).at(0).status, cqe_status::SUCCESS);
+    a.post_send(qa, wqe_opcode::WRITE, {sge(sa, 0, 8)}, r.iova, key);
+    EXPECT_EQ(wait(a, 1).at(0).status, cqe_status::REM_ACCESS_ERR);
+}
+
+TEST_F(Rdma, FastRegistrationChecks) {
+    connect();
+    create_mr_in in{};
+    in.pdn = b.pd;
+    in.access = A_LW;
+    in.page_shift = 12;
+    in.mtt_count = 2;
+    in.flags = create_mr_in::FLAGS_FAST_REG;
+    Res cr = b.d.cmd(cmd_opcode::CREATE_MR, in);
+    ASSERT_EQ(cr.status, cmd_status::OK);
+    Mr plain = b.reg(4096, A_LW);
+    uint64_t list = b.h.alloc(4 * 8, 64);
+    wqe_reg_mr ok{};
+    ok.key = cr.id();
+    ok.access = A_LW;
+    ok.iova = 0x1000;
+    ok.length = 4096;
+    ok.mtt_addr = list;
+    ok.mtt_count = 1;
+    ok.page_shift = 12;
+    std::vector<wqe_reg_mr> bad(5, ok);
+    bad[0].mtt_count = 3;                 // beyond the MR's 2 pages
+    bad[1].length = 3 * 4096;             // beyond the list
+    bad[2].key = plain.key;               // not a FAST_REG MR
+    bad[3].access = A_RW;                 // remote write without local write
+    bad[4].page_shift = 11;
+    for (const wqe_reg_mr &r : bad) {
+        Qp q;
+        ASSERT_EQ(b.create_qp(q, qp_type::RC).status, cmd_status::OK);
+        ASSERT_EQ(b.to_init(q).status, cmd_status::OK);
+        ASSERT_EQ(b.to_rtr(q, a, qa.qpn).status, cmd_status::OK);
+        ASSERT_EQ(b.to_rts(q).status, cmd_status::OK);
+        post_reg_mr(b, q, r);
+        auto c = wait(b, 1).at(0);
+        EXPECT_EQ(c.status, cqe_status::LOC_PROT_ERR);
+        EXPECT_EQ(b.query(q).state, qp_state::ERR);
+    }
+    // None of them registered anything: the good one still can.
+    post_reg_mr(b, qb, ok);
+    EXPECT_EQ(wait(b, 1).at(0).status, cqe_status::SUCCESS);
+}
+
 TEST_F(Rdma, SqdDrainsAndNotifies) {
     connect();
     Mr sa = a.reg(4096, A_LW), rb = b.reg(4096, A_LW);

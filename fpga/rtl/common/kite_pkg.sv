@@ -512,6 +512,19 @@ package kite_pkg;
     logic [31:0] remote_qpn;
   } wqe_ud_t;  // 384 bits
 
+  // Fast registration (REG_MR WQE, three data segments after ctrl): makes a free FAST_REG MR of the QP's function and PD valid with this key, range and page list. The page list (little-endian u64 page bus addresses) must stay valid until the MR is invalidated.
+  typedef struct packed {
+    logic [63:0] rsvd1;
+    logic [2:0][7:0] rsvd0;
+    logic [7:0] page_shift;
+    logic [31:0] mtt_count;
+    logic [63:0] mtt_addr;
+    logic [63:0] length;
+    logic [63:0] iova;
+    logic [31:0] access;
+    logic [31:0] key;
+  } wqe_reg_mr_t;  // 384 bits
+
   // Completion queue entry. The card writes it whole, owner last; owner toggles on every pass over the ring (first pass writes 1).
   typedef struct packed {
     logic [6:0] owner_rsvd1;

@@ -120,11 +120,14 @@ struct port_ctx {
     spec::rdma_stats rdma;        // RoCE counters of the port (datapath owned)
 };
 
+// A FAST_REG MR is created free (valid 0) with room for fr_max_pages; each
+// REG_MR WQE rewrites key, range, access and page list and makes it valid.
 struct mr_ctx {
     uint8_t valid, page_shift, flags, rsvd;
     uint16_t fn, rsvd1;
     uint32_t key, pdn, access, mtt_count;
     uint64_t iova, length, mtt_addr;
+    uint32_t fr_max_pages, rsvd2;
 };
 
 // RDMA QP. The firmware writes the configuration (CREATE/MODIFY_QP); the

@@ -959,6 +959,29 @@ static_assert(offsetof(wqe_ud, flags) == 39);
 static_assert(offsetof(wqe_ud, ah) == 40);
 static_assert(offsetof(wqe_ud, rsvd) == 44);
 
+// Fast registration (REG_MR WQE, three data segments after ctrl): makes a free FAST_REG MR of the QP's function and PD valid with this key, range and page list. The page list (little-endian u64 page bus addresses) must stay valid until the MR is invalidated.
+struct __attribute__((packed)) wqe_reg_mr {
+    uint32_t key;  // new lkey/rkey: the MR's index << 8 | a variant of the consumer's choice
+    uint32_t access;  // create_mr_in.access bits
+    uint64_t iova;  // first virtual address
+    uint64_t length;  // bytes
+    uint64_t mtt_addr;  // bus address of the page list
+    uint32_t mtt_count;  // entries in the page list, at most the MR's create_mr_in.mtt_count
+    uint8_t page_shift;  // 12..30
+    uint8_t rsvd0[3];
+    uint64_t rsvd1;
+};
+static_assert(sizeof(wqe_reg_mr) == 48);
+static_assert(offsetof(wqe_reg_mr, key) == 0);
+static_assert(offsetof(wqe_reg_mr, access) == 4);
+static_assert(offsetof(wqe_reg_mr, iova) == 8);
+static_assert(offsetof(wqe_reg_mr, length) == 16);
+static_assert(offsetof(wqe_reg_mr, mtt_addr) == 24);
+static_assert(offsetof(wqe_reg_mr, mtt_count) == 32);
+static_assert(offsetof(wqe_reg_mr, page_shift) == 36);
+static_assert(offsetof(wqe_reg_mr, rsvd0) == 37);
+static_assert(offsetof(wqe_reg_mr, rsvd1) == 40);
+
 // Completion queue entry. The card writes it whole, owner last; owner toggles on every pass over the ring (first pass writes 1).
 struct __attribute__((packed)) cqe {
     uint32_t byte_cnt;  // bytes received, or transferred by a READ/atomic

@@ -953,6 +953,21 @@ static_assert(sizeof(struct kite_wqe_ud) == 48);
 #define KITE_WQE_UD_FLAGS_VLAN BIT(0)
 #define KITE_WQE_UD_FLAGS_IPV4 BIT(1)
 
+/* Fast registration (REG_MR WQE, three data segments after ctrl): makes a free FAST_REG MR of the QP's function and PD valid with this key, range and page list. The page list (little-endian u64 page bus addresses) must stay valid until the MR is invalidated. */
+struct kite_wqe_reg_mr {
+	__le32 key;
+	__le32 access;
+	__le64 iova;
+	__le64 length;
+	__le64 mtt_addr;
+	__le32 mtt_count;
+	u8 page_shift;
+	u8 rsvd0[3];
+	__le64 rsvd1;
+};
+
+static_assert(sizeof(struct kite_wqe_reg_mr) == 48);
+
 /* Completion queue entry. The card writes it whole, owner last; owner toggles on every pass over the ring (first pass writes 1). */
 struct kite_cqe {
 	__le32 byte_cnt;
