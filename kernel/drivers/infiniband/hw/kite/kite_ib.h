@@ -22,6 +22,7 @@
 #define KITE_IB_PORT		1	/* the one ib port of a function */
 #define KITE_IB_GSI_QPN		1	/* the GSI QP's number on the wire */
 #define KITE_IB_NUM_STATS	15	/* counters of struct kite_rdma_stats */
+#define KITE_IB_MAX_FR_PAGES	512	/* a fast-reg page list fills a page */
 
 struct kite_ib_dev {
 	struct ib_device ibdev;
@@ -107,6 +108,9 @@ struct kite_ib_mr {
 	struct ib_umem *umem;
 	struct kite_ib_mtt mtt;
 	bool phys;			/* get_dma_mr: no card object */
+	/* fast registration (alloc_mr): mtt.count pages mapped of fr_max */
+	u32 fr_max;
+	u32 create_key;			/* the card's name for it; lkey varies */
 };
 
 struct kite_ib_cq {
@@ -262,6 +266,11 @@ struct ib_mr *kite_ib_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 					 int access, struct ib_udata *udata);
 #endif
 int kite_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+struct ib_mr *kite_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg);
+int kite_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		      int sg_nents, unsigned int *sg_offset);
+u32 kite_ib_mr_access(int access);
 struct kite_ib_mr *kite_ib_ring_mr(struct kite_ib_dev *dev, u32 pdn,
 				   struct ib_umem *umem, u64 iova);
 int kite_ib_ring_mr_free(struct kite_ib_dev *dev, struct kite_ib_mr *mr);

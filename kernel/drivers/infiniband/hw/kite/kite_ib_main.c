@@ -83,6 +83,7 @@ static int kite_ib_query_device(struct ib_device *ibdev,
 	attr->max_srq = ka->max_srq;
 	attr->max_srq_wr = (1 << ka->log_max_wqe) - 1;
 	attr->max_srq_sge = attr->max_recv_sge;
+	attr->max_fast_reg_page_list_len = KITE_IB_MAX_FR_PAGES;
 	attr->max_pkeys = 1;
 	attr->local_ca_ack_delay = 15;
 	return 0;
@@ -728,6 +729,7 @@ static const struct ib_device_ops kite_ib_dev_ops = {
 
 	.add_gid = kite_ib_add_gid,
 	.alloc_hw_port_stats = kite_ib_alloc_hw_port_stats,
+	.alloc_mr = kite_ib_alloc_mr,
 	.alloc_pd = kite_ib_alloc_pd,
 	.alloc_ucontext = kite_ib_alloc_ucontext,
 	.counter_alloc_stats = kite_ib_counter_alloc_stats,
@@ -756,6 +758,7 @@ static const struct ib_device_ops kite_ib_dev_ops = {
 	.get_hw_stats = kite_ib_get_hw_stats,
 	.get_link_layer = kite_ib_get_link_layer,
 	.get_port_immutable = kite_ib_get_port_immutable,
+	.map_mr_sg = kite_ib_map_mr_sg,
 	.mmap = kite_ib_mmap,
 	.mmap_free = kite_ib_mmap_free,
 	.modify_device = kite_ib_modify_device,

@@ -48,7 +48,7 @@ struct ib_mr *kite_ib_get_dma_mr(struct ib_pd *ibpd, int access)
 	return &mr->ibmr;
 }
 
-static u32 kite_ib_mr_access(int access)
+u32 kite_ib_mr_access(int access)
 {
 	u32 a = 0;
 
@@ -214,6 +214,78 @@ err_free:
 	return ERR_PTR(err);
 }
 
+/*
+ * Fast registration: the MR is created free on the card with room for
+ * @max_num_sg pages. map_mr_sg fills its page list; an IB_WR_REG_MR work
+ * request then makes it valid under the key the consumer chose, until a
+ * LOCAL_INV or a peer's SEND_WITH_INV frees it again.
+ */
+struct ib_mr *kite_ib_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type type,
+			       u32 max_num_sg)
+{
+	struct kite_ib_dev *dev = to_kdev(ibpd->device);
+	struct kite_create_mr_in in = {};
+	struct kite_obj_out out;
+	struct kite_ib_mr *mr;
+	int err;
+
+	if (type != IB_MR_TYPE_MEM_REG)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!max_num_sg || max_num_sg > KITE_IB_MAX_FR_PAGES)
+		return ERR_PTR(-EINVAL);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	mr->fr_max = max_num_sg;
+	mr->mtt.size = PAGE_ALIGN(max_num_sg * sizeof(u64));
+	mr->mtt.pages = dma_alloc_coherent(kite_ib_dma_dev(dev), mr->mtt.size,
+					   &mr->mtt.dma, GFP_KERNEL);
+	if (!mr->mtt.pages) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	in.mtt_addr = cpu_to_le64(mr->mtt.dma);
+	in.mtt_count = cpu_to_le32(max_num_sg);
+	in.pdn = cpu_to_le32(to_kpd(ibpd)->pdn);
+	in.page_shift = PAGE_SHIFT;
+	in.flags = KITE_CREATE_MR_IN_FLAGS_FAST_REG;
+	in.key_variant = atomic_inc_return(&dev->key_variant) & 0xff;
+	err = kite_ib_cmd(dev, KITE_CMD_OPCODE_CREATE_MR, &in, sizeof(in),
+			  &out, sizeof(out));
+	if (err)
+		goto err_mtt;
+	mr->create_key = le32_to_cpu(out.id);
+	mr->ibmr.lkey = mr->create_key;
+	mr->ibmr.rkey = mr->create_key;
+	return &mr->ibmr;
+
+err_mtt:
+	kite_ib_mtt_free(dev, &mr->mtt);
+err_free:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static int kite_ib_set_page(struct ib_mr *ibmr, u64 addr)
+{
+	struct kite_ib_mr *mr = to_kmr(ibmr);
+
+	if (mr->mtt.count >= mr->fr_max)
+		return -ENOMEM;
+	mr->mtt.pages[mr->mtt.count++] = cpu_to_le64(addr);
+	return 0;
+}
+
+int kite_ib_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg,
+		      int sg_nents, unsigned int *sg_offset)
+{
+	struct kite_ib_mr *mr = to_kmr(ibmr);
+
+	/* The card reads the list only while the MR is valid (REG_MR on). */
+	mr->mtt.count = 0;
+	return ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, kite_ib_set_page);
+}
+
 int kite_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct kite_ib_dev *dev = to_kdev(ibmr->device);
@@ -221,7 +293,9 @@ int kite_ib_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	int err;
 
 	if (!mr->phys) {
+		/* A fast-reg MR's lkey carries the consumer's variant. */
 		err = kite_ib_destroy_obj(dev, KITE_CMD_OPCODE_DESTROY_MR,
+					  mr->fr_max ? mr->create_key :
 					  ibmr->lkey);
 		/* The card may still read the MTT and the pages: keep both. */
 		if (err && err != -ENOENT)

@@ -83,12 +83,24 @@ static inline bool kite_ib_wq_full(struct kite_ib_wq *wq)
 	return wq->pi - READ_ONCE(wq->ci) >= (1U << wq->log_size);
 }
 
-/* Header segments before the data: UD vector or remote address (+atomic). */
+/*
+ * Header segments before the data: the UD vector, or an RC remote address.
+ * An RC WQE with more header (atomics, REG_MR) carries at most one SGE.
+ */
 static u32 kite_ib_sq_hdr(u8 type)
 {
-	return type == KITE_QP_TYPE_RC ? sizeof(struct kite_wqe_raddr) +
-					 sizeof(struct kite_wqe_atomic) :
+	return type == KITE_QP_TYPE_RC ? sizeof(struct kite_wqe_raddr) :
 					 sizeof(struct kite_wqe_ud);
+}
+
+static u32 kite_ib_sq_min_stride(u8 type)
+{
+	if (type != KITE_QP_TYPE_RC)
+		return 0;
+	return sizeof(struct kite_wqe_ctrl) +
+	       max(sizeof(struct kite_wqe_raddr) +
+		   sizeof(struct kite_wqe_atomic) + KITE_DS_SIZE,
+		   sizeof(struct kite_wqe_reg_mr));
 }
 
 static int kite_ib_kernel_rings(struct kite_ib_dev *dev, struct kite_ib_qp *qp,
@@ -104,7 +116,8 @@ static int kite_ib_kernel_rings(struct kite_ib_dev *dev, struct kite_ib_qp *qp,
 		return -EINVAL;
 	data = max3(cap->max_send_sge * KITE_DS_SIZE,
 		    ALIGN(cap->max_inline_data, KITE_DS_SIZE), (u32)KITE_DS_SIZE);
-	err = kite_ib_wq_alloc(dev, &qp->sq, cap->max_send_wr, hdr + data);
+	err = kite_ib_wq_alloc(dev, &qp->sq, cap->max_send_wr,
+			       max(hdr + data, kite_ib_sq_min_stride(qp->type)));
 	if (err)
 		return err;
 	qp->sq.max_sge = min_t(u32, ((1U << qp->sq.log_stride) - hdr) /
@@ -517,6 +530,8 @@ static int kite_ib_wqe_opcode(u8 type, enum ib_wr_opcode op)
 		return KITE_WQE_OPCODE_ATOMIC_FA;
 	case IB_WR_LOCAL_INV:
 		return KITE_WQE_OPCODE_LOCAL_INV;
+	case IB_WR_REG_MR:
+		return KITE_WQE_OPCODE_REG_MR;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -573,6 +588,21 @@ static int kite_ib_build_send(struct kite_ib_qp *qp,
 		ra->raddr = cpu_to_le64(rdma_wr(wr)->remote_addr);
 		ra->rkey = cpu_to_le32(rdma_wr(wr)->rkey);
 		hdr = 1;
+	} else if (op == KITE_WQE_OPCODE_REG_MR) {
+		struct kite_ib_mr *mr = to_kmr(reg_wr(wr)->mr);
+		struct kite_wqe_reg_mr *reg = seg;
+
+		hdr = sizeof(*reg) / KITE_DS_SIZE;
+		if (!mr->fr_max || hdr > ds_max ||
+		    !is_power_of_2(mr->ibmr.page_size))
+			return -EINVAL;
+		reg->key = cpu_to_le32(reg_wr(wr)->key);
+		reg->access = cpu_to_le32(kite_ib_mr_access(reg_wr(wr)->access));
+		reg->iova = cpu_to_le64(mr->ibmr.iova);
+		reg->length = cpu_to_le64(mr->ibmr.length);
+		reg->mtt_addr = cpu_to_le64(mr->mtt.dma);
+		reg->mtt_count = cpu_to_le32(mr->mtt.count);
+		reg->page_shift = ilog2(mr->ibmr.page_size);
 	}
 
 	if (op == KITE_WQE_OPCODE_SEND_IMM || op == KITE_WQE_OPCODE_WRITE_IMM)
@@ -600,7 +630,8 @@ static int kite_ib_build_send(struct kite_ib_qp *qp,
 		flags |= KITE_WQE_CTRL_FLAGS_INLINE;
 		ctrl->inline_len = cpu_to_le16(len);
 		n = hdr + max_t(u32, 1, DIV_ROUND_UP(len, KITE_DS_SIZE));
-	} else if (op != KITE_WQE_OPCODE_LOCAL_INV) {
+	} else if (op != KITE_WQE_OPCODE_LOCAL_INV &&
+		   op != KITE_WQE_OPCODE_REG_MR) {
 		for (i = 0; i < wr->num_sge; i++) {
 			if (!wr->sg_list[i].length)
 				continue;
@@ -613,7 +644,7 @@ static int kite_ib_build_send(struct kite_ib_qp *qp,
 		}
 	}
 	/* A message of no bytes carries one empty SGE (zeroed above). */
-	if (n == hdr)
+	if (n == hdr && op != KITE_WQE_OPCODE_REG_MR)
 		n++;
 
 	if ((wr->send_flags & IB_SEND_SIGNALED) || qp->sig_all)
@@ -728,6 +759,8 @@ static enum ib_wc_opcode kite_ib_req_wc_opcode(u8 wqe_opcode)
 		return IB_WC_FETCH_ADD;
 	case KITE_WQE_OPCODE_LOCAL_INV:
 		return IB_WC_LOCAL_INV;
+	case KITE_WQE_OPCODE_REG_MR:
+		return IB_WC_REG_MR;
 	default:
 		return IB_WC_SEND;
 	}
