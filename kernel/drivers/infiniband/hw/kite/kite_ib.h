@@ -146,8 +146,15 @@ struct kite_ib_srq {
 	u32 limit;
 	u32 max_wr;
 	u32 max_sge;
-	struct ib_umem *umem;
+	bool user;
+	struct ib_umem *umem;		/* user SRQ */
 	struct kite_ib_mr *ring_mr;
+	/*
+	 * Kernel SRQ: QPs complete its WQEs in any order, so a slot is free
+	 * again when its own receive completion is polled (busy bit).
+	 */
+	struct kite_ib_wq wq;
+	unsigned long *busy;
 };
 
 struct kite_ib_qp {
@@ -306,6 +313,8 @@ int kite_ib_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
 		       enum ib_srq_attr_mask mask, struct ib_udata *udata);
 int kite_ib_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
 int kite_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int kite_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr);
 int kite_ib_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init,
 		      struct ib_udata *udata);
 int kite_ib_destroy_ah(struct ib_ah *ibah, u32 flags);

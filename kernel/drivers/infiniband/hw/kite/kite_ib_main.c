@@ -768,6 +768,7 @@ static const struct ib_device_ops kite_ib_dev_ops = {
 	.poll_cq = kite_ib_poll_cq,
 	.post_recv = kite_ib_post_recv,
 	.post_send = kite_ib_post_send,
+	.post_srq_recv = kite_ib_post_srq_recv,
 	.query_device = kite_ib_query_device,
 	.query_pkey = kite_ib_query_pkey,
 	.query_port = kite_ib_query_port,

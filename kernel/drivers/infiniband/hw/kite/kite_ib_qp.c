@@ -124,6 +124,11 @@ static int kite_ib_kernel_rings(struct kite_ib_dev *dev, struct kite_ib_qp *qp,
 				    KITE_DS_SIZE, max_sge);
 	qp->max_inline = min_t(u32, (1U << qp->sq.log_stride) - hdr,
 			       dev->kadev->max_inline);
+	cap->max_send_wr = 1U << qp->sq.log_size;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_inline_data = qp->max_inline;
+	if (init->srq)
+		return 0;	/* receives come from the SRQ */
 	err = kite_ib_wq_alloc(dev, &qp->rq, cap->max_recv_wr,
 			       max_t(u32, cap->max_recv_sge, 1) * KITE_DS_SIZE);
 	if (err) {
@@ -132,9 +137,6 @@ static int kite_ib_kernel_rings(struct kite_ib_dev *dev, struct kite_ib_qp *qp,
 	}
 	qp->rq.max_sge = min_t(u32, (1U << qp->rq.log_stride) / KITE_DS_SIZE,
 			       max_sge);
-	cap->max_send_wr = 1U << qp->sq.log_size;
-	cap->max_send_sge = qp->sq.max_sge;
-	cap->max_inline_data = qp->max_inline;
 	cap->max_recv_wr = 1U << qp->rq.log_size;
 	cap->max_recv_sge = qp->rq.max_sge;
 	return 0;
@@ -203,8 +205,8 @@ int kite_ib_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init,
 		return -EOPNOTSUPP;
 	if (!init->send_cq || (!init->recv_cq && !init->srq))
 		return -EINVAL;
-	if (init->srq && !uc)
-		return -EOPNOTSUPP;	/* kernel SRQs are not offered */
+	if (init->srq && !uc && to_ksrq(init->srq)->user)
+		return -EINVAL;
 	qp->type = type;
 	qp->user = !!uc;
 	qp->state = IB_QPS_RESET;
@@ -692,19 +694,38 @@ int kite_ib_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	return err;
 }
 
+/* A receive WQE at the ring's pi: its SGEs, ended by a zero length. */
+static void kite_ib_write_recv(struct kite_ib_wq *wq,
+			       const struct ib_recv_wr *wr)
+{
+	u32 slots = (1U << wq->log_stride) / KITE_DS_SIZE;
+	struct kite_wqe_sge *sge = kite_ib_wq_slot(wq, wq->pi);
+	u32 n, i;
+
+	for (n = 0, i = 0; i < wr->num_sge; i++) {
+		if (!wr->sg_list[i].length)
+			continue;
+		sge[n].addr = cpu_to_le64(wr->sg_list[i].addr);
+		sge[n].len = cpu_to_le32(wr->sg_list[i].length);
+		sge[n].lkey = cpu_to_le32(wr->sg_list[i].lkey);
+		n++;
+	}
+	if (n < slots)
+		memset(&sge[n], 0, sizeof(*sge));
+	wq->wrid[wq->pi & ((1U << wq->log_size) - 1)] = wr->wr_id;
+}
+
 int kite_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		      const struct ib_recv_wr **bad_wr)
 {
 	struct kite_ib_dev *dev = to_kdev(ibqp->device);
 	struct kite_ib_qp *qp = to_kqp(ibqp);
 	struct kite_ib_wq *rq = &qp->rq;
-	u32 slots = (1U << rq->log_stride) / KITE_DS_SIZE;
-	struct kite_wqe_sge *sge;
 	unsigned long flags;
-	u32 start, n, i;
 	int err = 0;
+	u32 start;
 
-	if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+	if (READ_ONCE(qp->state) == IB_QPS_RESET || ibqp->srq) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}
@@ -716,19 +737,7 @@ int kite_ib_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 			*bad_wr = wr;
 			break;
 		}
-		sge = kite_ib_wq_slot(rq, rq->pi);
-		for (n = 0, i = 0; i < wr->num_sge; i++) {
-			if (!wr->sg_list[i].length)
-				continue;
-			sge[n].addr = cpu_to_le64(wr->sg_list[i].addr);
-			sge[n].len = cpu_to_le32(wr->sg_list[i].length);
-			sge[n].lkey = cpu_to_le32(wr->sg_list[i].lkey);
-			n++;
-		}
-		/* A zero length ends the list. */
-		if (n < slots)
-			memset(&sge[n], 0, sizeof(*sge));
-		rq->wrid[rq->pi & ((1U << rq->log_size) - 1)] = wr->wr_id;
+		kite_ib_write_recv(rq, wr);
 		rq->pi++;
 	}
 	if (rq->pi != start)
@@ -800,8 +809,19 @@ void kite_ib_qp_complete(struct kite_ib_qp *qp, const struct kite_cqe *cqe,
 		return;
 	}
 
-	wc->wr_id = qp->rq.wrid[idx & ((1U << qp->rq.log_size) - 1)];
-	kite_ib_wq_complete(&qp->rq, idx);
+	if (qp->ibqp.srq) {
+		struct kite_ib_srq *srq = to_ksrq(qp->ibqp.srq);
+		u32 slot = idx & ((1U << srq->wq.log_size) - 1);
+		unsigned long flags;
+
+		spin_lock_irqsave(&srq->wq.lock, flags);
+		wc->wr_id = srq->wq.wrid[slot];
+		clear_bit(slot, srq->busy);
+		spin_unlock_irqrestore(&srq->wq.lock, flags);
+	} else {
+		wc->wr_id = qp->rq.wrid[idx & ((1U << qp->rq.log_size) - 1)];
+		kite_ib_wq_complete(&qp->rq, idx);
+	}
 	wc->byte_len = le32_to_cpu(cqe->byte_cnt);
 	wc->src_qp = le32_to_cpu(cqe->src_qp) & 0xffffff;
 	wc->opcode = cqe->opcode == KITE_CQE_OPCODE_RESP_WRITE_IMM ?
@@ -823,6 +843,95 @@ void kite_ib_qp_complete(struct kite_ib_qp *qp, const struct kite_cqe *cqe,
 
 /* ------------------------------------------------------------ SRQ */
 
+/* A kernel SRQ: ring in coherent memory, posted by kite_ib_post_srq_recv. */
+static int kite_ib_create_kernel_srq(struct kite_ib_dev *dev,
+				     struct kite_ib_srq *srq,
+				     struct ib_srq_init_attr *init)
+{
+	u32 max_sge = min_t(u32, dev->kadev->max_sge, KITE_MAX_GATHER);
+	struct kite_create_srq_in in = {};
+	struct kite_obj_out out;
+	int err;
+
+	if (!init->attr.max_wr ||
+	    init->attr.max_wr > (1U << dev->kadev->log_max_wqe) - 1 ||
+	    init->attr.max_sge > max_sge)
+		return -EINVAL;
+	err = kite_ib_wq_alloc(dev, &srq->wq, init->attr.max_wr,
+			       max_t(u32, init->attr.max_sge, 1) *
+			       KITE_DS_SIZE);
+	if (err)
+		return err;
+	if (init->attr.srq_limit >= (1U << srq->wq.log_size)) {
+		err = -EINVAL;
+		goto err_ring;
+	}
+	srq->busy = bitmap_zalloc(1U << srq->wq.log_size, GFP_KERNEL);
+	if (!srq->busy) {
+		err = -ENOMEM;
+		goto err_ring;
+	}
+	in.base = cpu_to_le64(srq->wq.dma);
+	in.pdn = cpu_to_le32(to_kpd(srq->ibsrq.pd)->pdn);
+	in.log_size = srq->wq.log_size;
+	in.log_stride = srq->wq.log_stride;
+	in.limit = cpu_to_le32(init->attr.srq_limit);
+	err = kite_ib_cmd(dev, KITE_CMD_OPCODE_CREATE_SRQ, &in, sizeof(in),
+			  &out, sizeof(out));
+	if (err)
+		goto err_busy;
+	srq->srqn = le32_to_cpu(out.id);
+	err = xa_insert(&dev->srqs, srq->srqn, srq, GFP_KERNEL);
+	if (err) {
+		if (kite_ib_destroy_obj(dev, KITE_CMD_OPCODE_DESTROY_SRQ,
+					srq->srqn))
+			return err;	/* leak the ring the card may read */
+		goto err_busy;
+	}
+	srq->limit = init->attr.srq_limit;
+	srq->max_wr = 1U << srq->wq.log_size;
+	srq->max_sge = min_t(u32, (1U << srq->wq.log_stride) / KITE_DS_SIZE,
+			     max_sge);
+	init->attr.max_wr = srq->max_wr;
+	init->attr.max_sge = srq->max_sge;
+	return 0;
+
+err_busy:
+	bitmap_free(srq->busy);
+err_ring:
+	kite_ib_wq_free(dev, &srq->wq);
+	return err;
+}
+
+int kite_ib_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+			  const struct ib_recv_wr **bad_wr)
+{
+	struct kite_ib_dev *dev = to_kdev(ibsrq->device);
+	struct kite_ib_srq *srq = to_ksrq(ibsrq);
+	struct kite_ib_wq *wq = &srq->wq;
+	unsigned long flags;
+	int err = 0;
+	u32 start, slot;
+
+	spin_lock_irqsave(&wq->lock, flags);
+	start = wq->pi;
+	for (; wr; wr = wr->next) {
+		slot = wq->pi & ((1U << wq->log_size) - 1);
+		if (wr->num_sge > srq->max_sge || test_bit(slot, srq->busy)) {
+			err = wr->num_sge > srq->max_sge ? -EINVAL : -ENOMEM;
+			*bad_wr = wr;
+			break;
+		}
+		kite_ib_write_recv(wq, wr);
+		set_bit(slot, srq->busy);
+		wq->pi++;
+	}
+	if (wq->pi != start)
+		writel(kite_ib_db_val(srq->srqn, wq->pi), dev->kdb + KITE_DB_RQ);
+	spin_unlock_irqrestore(&wq->lock, flags);
+	return err;
+}
+
 int kite_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 		       struct ib_udata *udata)
 {
@@ -836,11 +945,11 @@ int kite_ib_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init,
 	struct kite_obj_out out;
 	int err;
 
-	/* Only the provider posts to SRQs; kernel ULPs get none. */
-	if (!uc)
-		return -EOPNOTSUPP;
 	if (init->srq_type != IB_SRQT_BASIC)
 		return -EOPNOTSUPP;
+	if (!uc)
+		return kite_ib_create_kernel_srq(dev, srq, init);
+	srq->user = true;
 	err = ib_copy_from_udata(&req, udata, min(udata->inlen, sizeof(req)));
 	if (err)
 		return err;
@@ -958,8 +1067,12 @@ int kite_ib_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata)
 	synchronize_rcu();
 	if (err && err != -ENOENT)
 		return 0;	/* leak the ring the card may still read */
-	if (!kite_ib_ring_mr_free(dev, srq->ring_mr))
+	if (!srq->user) {
+		kite_ib_wq_free(dev, &srq->wq);
+		bitmap_free(srq->busy);
+	} else if (!kite_ib_ring_mr_free(dev, srq->ring_mr)) {
 		ib_umem_release(srq->umem);
+	}
 	return 0;
 }
 
