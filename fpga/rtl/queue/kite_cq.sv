@@ -197,35 +197,22 @@ module kite_cq #(
   end
 
   // ---------------------------------------------------------------- context RAM
-  logic [CTX_W-1:0] ram_q [NUM_CQ];
-  logic [CTX_W-1:0] ram_rd_q;
   logic             wr_en;
   logic [CQN_W-1:0] wr_idx;
   logic [CTX_W-1:0] wr_data;
-  always_ff @(posedge clk_i) begin
-    ram_rd_q <= ram_q[rd_qn[CQN_W-1:0]];
-    if (wr_en) ram_q[wr_idx] <= wr_data;
-  end
-
-  logic             byp_q;
-  logic [CQN_W-1:0] byp_idx_q;
-  logic [CTX_W-1:0] byp_data_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      byp_q      <= 1'b0;
-      byp_idx_q  <= '0;
-      byp_data_q <= '0;
-    end else begin
-      byp_q      <= wr_en;
-      byp_idx_q  <= wr_idx;
-      byp_data_q <= wr_data;
-    end
-  end
+  logic [CTX_W-1:0] ctx, nctx;
+  kite_ctx_ram #(.DEPTH(NUM_CQ), .WIDTH(CTX_W)) u_ctx (
+    .clk_i,
+    .rst_ni,
+    .rd_idx_i  (rd_qn[CQN_W-1:0]),
+    .s1_idx_i  (s1_cqn_q),
+    .s1_data_o (ctx),
+    .wr_en_i   (wr_en),
+    .wr_idx_i  (wr_idx),
+    .wr_data_i (wr_data)
+  );
 
   // ---------------------------------------------------------------- stage 1
-  logic [CTX_W-1:0] ctx, nctx;
-  assign ctx = (byp_q && byp_idx_q == s1_cqn_q) ? byp_data_q : ram_rd_q;
-
   logic              c_valid, c_armed, c_asol, c_err;
   logic [3:0]        c_log;
   logic [FN_W-1:0]   c_fn;

@@ -143,37 +143,22 @@ module kite_eq #(
   end
 
   // ---------------------------------------------------------------- context RAM
-  logic [CTX_W-1:0] ram_q [NUM_EQ];
-  logic [CTX_W-1:0] ram_rd_q;
   logic             wr_en;
   logic [EQN_W-1:0] wr_idx;
   logic [CTX_W-1:0] wr_data;
-
-  always_ff @(posedge clk_i) begin
-    ram_rd_q <= ram_q[eqn_wide[EQN_W-1:0]];
-    if (wr_en) ram_q[wr_idx] <= wr_data;
-  end
-
-  // One-entry bypass: the RAM read above misses a write made in the same cycle.
-  logic             byp_q;
-  logic [EQN_W-1:0] byp_idx_q;
-  logic [CTX_W-1:0] byp_data_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      byp_q      <= 1'b0;
-      byp_idx_q  <= '0;
-      byp_data_q <= '0;
-    end else begin
-      byp_q      <= wr_en;
-      byp_idx_q  <= wr_idx;
-      byp_data_q <= wr_data;
-    end
-  end
+  logic [CTX_W-1:0] ctx, nctx;
+  kite_ctx_ram #(.DEPTH(NUM_EQ), .WIDTH(CTX_W)) u_ctx (
+    .clk_i,
+    .rst_ni,
+    .rd_idx_i  (eqn_wide[EQN_W-1:0]),
+    .s1_idx_i  (s1_eqn_q),
+    .s1_data_o (ctx),
+    .wr_en_i   (wr_en),
+    .wr_idx_i  (wr_idx),
+    .wr_data_i (wr_data)
+  );
 
   // ---------------------------------------------------------------- stage 1
-  logic [CTX_W-1:0] ctx, nctx;
-  assign ctx = (byp_q && byp_idx_q == s1_eqn_q) ? byp_data_q : ram_rd_q;
-
   logic        c_valid, c_armed;
   logic [3:0]  c_log;
   logic [FN_W-1:0] c_fn;
