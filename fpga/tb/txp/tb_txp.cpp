@@ -12,6 +12,7 @@
 
 #include "Vkite_txp.h"
 #include "kite_ref.hpp"
+#include "frame_sink.hpp"
 #include "tb.hpp"
 
 namespace {
@@ -112,15 +113,10 @@ struct Bench {
     tb::Clock<Vkite_txp> clk{m};
     tb::Checker &chk;
     tb::Rng &rng;
-    std::deque<Frame> sb;
+    tb::FrameSink out;
     std::deque<uint64_t> t_in;
-    Frame cur;
-    bool inject = false;
-    long frames_out = 0, beats_out = 0;
     double p_gap = 0.0, p_ready = 1.0;
     uint64_t lat_min = ~0ull, lat_max = 0;
-    bool out_first = true;
-    uint64_t out_c0 = 0, out_c1 = 0;  // first and last output beat of a run
 
     Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {
         m.s_valid_i = 0;
@@ -130,31 +126,13 @@ struct Bench {
 
     void sample_output() {
         if (!(m.m_valid_o && m.m_ready_i)) return;
-        beats_out++;
-        if (!out_c0) out_c0 = clk.cycle;
-        out_c1 = clk.cycle;
-        if (out_first) {
+        if (out.at_start) {
             uint64_t lat = clk.cycle - t_in.front();
             t_in.pop_front();
             lat_min = std::min(lat_min, lat);
             lat_max = std::max(lat_max, lat);
         }
-        uint64_t keep = m.m_keep_o;
-        for (size_t i = 0; i < 64; i++)
-            if (keep >> i & 1) cur.push_back(tb::get_byte(m.m_data_o, i));
-        chk.expect(m.m_last_o || keep == ~0ull, "partial beat that is not last");
-        out_first = m.m_last_o;
-        if (!m.m_last_o) return;
-        if (!chk.expect(!sb.empty(), "frame without request")) return;
-        Frame e = sb.front();
-        sb.pop_front();
-        if (inject && frames_out == 7) e[e.size() / 2] ^= 1;  // deliberate mismatch (--inject)
-        frames_out++;
-        size_t diff = 0;
-        while (diff < std::min(e.size(), cur.size()) && e[diff] == cur[diff]) diff++;
-        chk.expect(cur == e, "frame %ld: %zu bytes, expected %zu; first difference at byte %zu", frames_out,
-                   cur.size(), e.size(), diff);
-        cur.clear();
+        out.beat(chk, clk.cycle, m.m_data_o, m.m_keep_o, m.m_last_o);
     }
 
     bool cycle(bool offer) {
@@ -168,7 +146,7 @@ struct Bench {
     }
 
     void send(const Req &q) {
-        sb.push_back(expect(q));
+        out.sb.push_back(expect(q));
         const Frame &f = q.f;
         uint32_t eth[4] = {uint32_t(q.l3) | uint32_t(q.l4) << 1 | uint32_t(q.vlan) << 3 | (tb::rnd(rng, 0, 1) << 2),
                            uint32_t(q.start) | uint32_t(q.off) << 16, uint32_t(q.tci) << 16 | uint16_t(rng()),
@@ -188,8 +166,8 @@ struct Bench {
     }
 
     void drain() {
-        for (int i = 0; i < 2000 && !sb.empty(); i++) cycle(false);
-        chk.expect(sb.empty(), "%zu frames never sent", sb.size());
+        for (int i = 0; i < 2000 && !out.sb.empty(); i++) cycle(false);
+        chk.expect(out.sb.empty(), "%zu frames never sent", out.sb.size());
     }
 };
 
@@ -202,7 +180,7 @@ int main(int argc, char **argv) {
     tb::Checker chk("txp");
     std::printf("[txp] seed %llu\n", (unsigned long long)args.seed);
     Bench b(chk, rng);
-    b.inject = args.inject;
+    b.out.inject = args.inject;
 
     long iters = args.iters(4000);
     for (long i = 0; i < iters; i++) {
@@ -224,7 +202,7 @@ int main(int argc, char **argv) {
     for (int vlan = 0; vlan < 2; vlan++) {
         for (size_t len : {60u, 61u, 64u, 65u, 1514u, 9000u}) {
             const long frames = len > 2000 ? 100 : 1000;
-            long in_beats = 0, out0 = b.beats_out;
+            long in_beats = 0, out0 = b.out.beats_out;
             std::vector<Req> qs;
             for (long i = 0; i < frames; i++) {
                 Req q = make_req(rng, len, len);
@@ -233,15 +211,15 @@ int main(int argc, char **argv) {
                 qs.push_back(q);
             }
             b.lat_min = ~0ull;
-            b.out_c0 = 0;
+            b.out.c0 = 0;
             uint64_t c0 = b.clk.cycle;
             for (auto &q : qs) b.send(q);
             uint64_t in_cycles = b.clk.cycle - c0;
             b.drain();
-            long out_beats = b.beats_out - out0;
+            long out_beats = b.out.beats_out - out0;
             // Output cycles from the first beat out to the last (store and
             // forward: the first frame is in the buffer before it leaves).
-            uint64_t busy = b.out_c1 - b.out_c0 + 1;
+            uint64_t busy = b.out.c1 - b.out.c0 + 1;
             std::printf("[txp] throughput %zu B frames%s: in %ld beats in %llu cycles (%.3f/cycle), out %ld beats "
                         "in %llu cycles (%.3f/cycle)\n",
                         len, vlan ? " + tag" : "", in_beats, (unsigned long long)in_cycles,
@@ -253,6 +231,6 @@ int main(int argc, char **argv) {
     }
     std::printf("[txp] latency last beat in -> first beat out without back-pressure: %llu cycles\n",
                 (unsigned long long)b.lat_min);
-    std::printf("[txp] %ld frames compared\n", b.frames_out);
+    std::printf("[txp] %ld frames compared\n", b.out.frames_out);
     return chk.finish();
 }

@@ -17,6 +17,7 @@
 
 #include "Vkite_txp_lso.h"
 #include "kite_ref.hpp"
+#include "frame_sink.hpp"
 #include "tb.hpp"
 
 namespace {
@@ -218,12 +219,9 @@ struct Bench {
     tb::Clock<Vkite_txp_lso> clk{m};
     tb::Checker &chk;
     tb::Rng &rng;
-    std::deque<Frame> sb;
-    Frame cur;
-    bool inject = false;
-    long frames_out = 0, beats_out = 0, exp_drops = 0, exp_lso = 0, exp_segs = 0;
+    tb::FrameSink out;
+    long exp_drops = 0, exp_lso = 0, exp_segs = 0;
     double p_gap = 0.0, p_ready = 1.0;
-    uint64_t out_c0 = 0, out_c1 = 0;
 
     Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {
         m.s_valid_i = 0;
@@ -232,25 +230,7 @@ struct Bench {
     }
 
     void sample_output() {
-        if (!(m.m_valid_o && m.m_ready_i)) return;
-        beats_out++;
-        if (!out_c0) out_c0 = clk.cycle;
-        out_c1 = clk.cycle;
-        uint64_t keep = m.m_keep_o;
-        for (size_t i = 0; i < 64; i++)
-            if (keep >> i & 1) cur.push_back(tb::get_byte(m.m_data_o, i));
-        chk.expect(m.m_last_o || keep == ~0ull, "partial beat that is not last");
-        if (!m.m_last_o) return;
-        if (!chk.expect(!sb.empty(), "frame without request")) return;
-        Frame e = sb.front();
-        sb.pop_front();
-        if (inject && frames_out == 7) e[e.size() / 2] ^= 1;  // deliberate mismatch (--inject)
-        frames_out++;
-        size_t diff = 0;
-        while (diff < std::min(e.size(), cur.size()) && e[diff] == cur[diff]) diff++;
-        chk.expect(cur == e, "frame %ld: %zu bytes, expected %zu; first difference at byte %zu", frames_out,
-                   cur.size(), e.size(), diff);
-        cur.clear();
+        if (m.m_valid_o && m.m_ready_i) out.beat(chk, clk.cycle, m.m_data_o, m.m_keep_o, m.m_last_o);
     }
 
     bool cycle(bool offer) {
@@ -265,7 +245,7 @@ struct Bench {
 
     void send(const Req &q) {
         Expect e = expect(q);
-        for (auto &f : e.out) sb.push_back(f);
+        for (auto &f : e.out) out.sb.push_back(f);
         exp_drops += e.dropped;
         exp_lso += e.lso;
         if (e.lso) exp_segs += long(e.out.size());
@@ -288,9 +268,9 @@ struct Bench {
     }
 
     void drain() {
-        for (int i = 0; i < 200000 && !sb.empty(); i++) cycle(false);
+        for (int i = 0; i < 200000 && !out.sb.empty(); i++) cycle(false);
         for (int i = 0; i < 50; i++) cycle(false);
-        chk.expect(sb.empty(), "%zu frames never sent", sb.size());
+        chk.expect(out.sb.empty(), "%zu frames never sent", out.sb.size());
         chk.expect(long(m.drop_cnt_o) == exp_drops, "drop_cnt_o %u, expected %ld", m.drop_cnt_o, exp_drops);
         chk.expect(long(m.lso_cnt_o) == exp_lso, "lso_cnt_o %u, expected %ld", m.lso_cnt_o, exp_lso);
         chk.expect(long(m.seg_cnt_o) == exp_segs, "seg_cnt_o %u, expected %ld", m.seg_cnt_o, exp_segs);
@@ -321,7 +301,7 @@ int main(int argc, char **argv) {
     tb::Checker chk("txp_lso");
     std::printf("[txp_lso] seed %llu\n", (unsigned long long)args.seed);
     Bench b(chk, rng);
-    b.inject = args.inject;
+    b.out.inject = args.inject;
 
     // Directed edge cases.
     {
@@ -417,14 +397,14 @@ int main(int argc, char **argv) {
     b.p_ready = 1.0;
     for (size_t len : {60u, 64u, 65u, 128u, 1514u, 9000u, 9018u}) {
         const int frames = 3;
-        long segs0 = long(b.m.seg_cnt_o), out0 = b.beats_out;
-        b.out_c0 = 0;
+        long segs0 = long(b.m.seg_cnt_o), out0 = b.out.beats_out;
+        b.out.c0 = 0;
         uint64_t c0 = b.clk.cycle;
         for (int i = 0; i < frames; i++) b.send(directed(rng, 4, true, 65536 - 54, uint32_t(len - 54)));
         uint64_t in_cycles = b.clk.cycle - c0;
         b.drain();
-        long segs = long(b.m.seg_cnt_o) - segs0, out_beats = b.beats_out - out0;
-        uint64_t busy = b.out_c1 - b.out_c0 + 1;
+        long segs = long(b.m.seg_cnt_o) - segs0, out_beats = b.out.beats_out - out0;
+        uint64_t busy = b.out.c1 - b.out.c0 + 1;
         double cps = double(busy) / double(segs);
         double wire_ns = double(std::max<size_t>(len, 60) + 24) * 8 / 100.0;
         double need322 = wire_ns * 0.32227, need250 = wire_ns * 0.25;
@@ -439,12 +419,12 @@ int main(int argc, char **argv) {
     // Small super-frames (the per-super-frame header parse), 1514-byte frames.
     for (size_t nseg : {1u, 2u, 4u}) {
         const int frames = 200;
-        long segs0 = long(b.m.seg_cnt_o), out0 = b.beats_out;
-        b.out_c0 = 0;
+        long segs0 = long(b.m.seg_cnt_o), out0 = b.out.beats_out;
+        b.out.c0 = 0;
         for (int i = 0; i < frames; i++) b.send(directed(rng, 4, true, 1460 * nseg, 1460));
         b.drain();
-        long segs = long(b.m.seg_cnt_o) - segs0, out_beats = b.beats_out - out0;
-        uint64_t busy = b.out_c1 - b.out_c0 + 1;
+        long segs = long(b.m.seg_cnt_o) - segs0, out_beats = b.out.beats_out - out0;
+        uint64_t busy = b.out.c1 - b.out.c0 + 1;
         double cps = double(busy) / double(segs);
         double need322 = (1514.0 + 24) * 8 / 100.0 * 0.32227;
         std::printf("[txp_lso] throughput %zu-segment super-frames of 1514 B segments: %.3f cycles/segment (%.3f "
@@ -454,14 +434,14 @@ int main(int argc, char **argv) {
     // Latency: last beat of a one-segment super-frame in -> first beat out
     // (segmenter and kite_txp, each store and forward).
     for (size_t pay : {6u, 1000u}) {
-        long out0 = b.beats_out;
+        long out0 = b.out.beats_out;
         b.send(directed(rng, 4, true, pay, 1448));
         uint64_t t0 = b.clk.cycle;
-        while (b.beats_out == out0) b.cycle(false);
+        while (b.out.beats_out == out0) b.cycle(false);
         std::printf("[txp_lso] latency %zu B frame, last beat in -> first beat out: %llu cycles\n", pay + 54,
                     (unsigned long long)(b.clk.cycle - 1 - t0));
         b.drain();
     }
-    std::printf("[txp_lso] %ld frames compared\n", b.frames_out);
+    std::printf("[txp_lso] %ld frames compared\n", b.out.frames_out);
     return chk.finish();
 }
