@@ -320,6 +320,13 @@ struct Rdma : ::testing::Test {
         ASSERT_EQ(a.to_rts(qa, 700, timeout, retry, rnr_retry).status, cmd_status::OK);
         ASSERT_EQ(b.to_rts(qb, 500, timeout, retry, rnr_retry).status, cmd_status::OK);
     }
+    // Another RC QP on b, ready to send towards qa: for checks that end in ERR.
+    void spare_qp(Qp &q) {
+        ASSERT_EQ(b.create_qp(q, qp_type::RC).status, cmd_status::OK);
+        ASSERT_EQ(b.to_init(q).status, cmd_status::OK);
+        ASSERT_EQ(b.to_rtr(q, a, qa.qpn).status, cmd_status::OK);
+        ASSERT_EQ(b.to_rts(q).status, cmd_status::OK);
+    }
     // Moves frames between the cards until the wire is quiet.
     void wire() {
         for (int i = 0; i < 100000; i++) {
@@ -1107,10 +1114,7 @@ TEST_F(Rdma, FastRegistrationMapsScatteredPagesThenInvalidates) {
     EXPECT_EQ(wait(b, 1).at(0).status, cqe_status::SUCCESS);
     // Registering a valid MR again is a local protection error (its QP goes to ERR).
     Qp q2;
-    ASSERT_EQ(b.create_qp(q2, qp_type::RC).status, cmd_status::OK);
-    ASSERT_EQ(b.to_init(q2).status, cmd_status::OK);
-    ASSERT_EQ(b.to_rtr(q2, a, qa.qpn).status, cmd_status::OK);
-    ASSERT_EQ(b.to_rts(q2).status, cmd_status::OK);
+    spare_qp(q2);
     post_reg_mr(b, q2, r);
     EXPECT_EQ(wait(b, 1).at(0).status, cqe_status::LOC_PROT_ERR);
     // The earlier variant no longer grants access; the current one does.
@@ -1148,10 +1152,7 @@ TEST_F(Rdma, FastRegistrationChecks) {
     bad[4].page_shift = 11;
     for (const wqe_reg_mr &r : bad) {
         Qp q;
-        ASSERT_EQ(b.create_qp(q, qp_type::RC).status, cmd_status::OK);
-        ASSERT_EQ(b.to_init(q).status, cmd_status::OK);
-        ASSERT_EQ(b.to_rtr(q, a, qa.qpn).status, cmd_status::OK);
-        ASSERT_EQ(b.to_rts(q).status, cmd_status::OK);
+        spare_qp(q);
         post_reg_mr(b, q, r);
         auto c = wait(b, 1).at(0);
         EXPECT_EQ(c.status, cqe_status::LOC_PROT_ERR);

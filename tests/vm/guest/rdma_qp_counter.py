@@ -10,7 +10,6 @@ import json
 import subprocess
 import sys
 
-from pyverbs.addr import AHAttr, GID, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
@@ -18,6 +17,8 @@ from pyverbs.pd import PD
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.wr import SGE, SendWR
 import pyverbs.enums as e
+
+import rdma_loop
 
 dev, gidx = sys.argv[1], int(sys.argv[2])
 link = dev + "/1"
@@ -45,30 +46,7 @@ def rc_qp():
 
 
 def connect(qp, remote):
-    a = QPAttr(qp_state=e.IBV_QPS_INIT)
-    a.qp_access_flags = acc
-    a.pkey_index = 0
-    a.port_num = 1
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT |
-              e.IBV_QP_ACCESS_FLAGS)
-    a = QPAttr(qp_state=e.IBV_QPS_RTR, path_mtu=e.IBV_MTU_1024)
-    a.dest_qp_num = remote.qp_num
-    a.rq_psn = 0
-    a.max_dest_rd_atomic = 1
-    a.min_rnr_timer = 12
-    a.ah_attr = AHAttr(gr=GlobalRoute(dgid=GID(str(gid)), sgid_index=gidx),
-                       is_global=1, port_num=1)
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_AV | e.IBV_QP_PATH_MTU |
-              e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN |
-              e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER)
-    a = QPAttr(qp_state=e.IBV_QPS_RTS)
-    a.timeout = 14
-    a.retry_cnt = 7
-    a.rnr_retry = 7
-    a.sq_psn = 0
-    a.max_rd_atomic = 1
-    qp.modify(a, e.IBV_QP_STATE | e.IBV_QP_TIMEOUT | e.IBV_QP_RETRY_CNT |
-              e.IBV_QP_RNR_RETRY | e.IBV_QP_SQ_PSN | e.IBV_QP_MAX_QP_RD_ATOMIC)
+    rdma_loop.connect(qp, remote, gid, gidx, acc)
 
 
 def writes(qp, n):
