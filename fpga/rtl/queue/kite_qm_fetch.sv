@@ -286,11 +286,15 @@ module kite_qm_fetch #(
   logic [16:0]   o_total_q;
   logic [95:0]   o_sge0_q, o_sge1_q;   // {len, addr}
   logic [95:0]   o_sge;
+  // The tag's fields too: the tag arrays keep one read port (k_tag_q).
+  logic [QN_W-1:0] o_sqn_q;
+  logic [FN_W-1:0] o_fn_q;
+  logic [PW-1:0]   o_port_q;
+  logic [15:0]     o_cqn_q, o_ci_q;
 
   // Outputs.
   logic [1:0] out_lane;
   logic       out_last, k_dv;
-  logic [TW-1:0] d_tag;
   assign out_lane = 2'(k_i_q + 5'd2);
   assign out_last = k_i_q == k_nsge_q - 5'd1;
   assign o_last   = o_i_q == o_two_q;
@@ -299,13 +303,12 @@ module kite_qm_fetch #(
   assign k_dv     = !o_valid_q && k_q == K_OUT && (!out_last || done_ready_i);
   assign o_fin    = o_dv && d_ready_i && o_last;
   assign o_room   = !o_valid_q || o_fin;
-  assign d_tag    = o_valid_q ? o_tag_q : k_tag_q;
 
   assign d_valid_o     = o_dv || k_dv;
-  assign d_sqn_o       = t_sqn[d_tag];
-  assign d_fn_o        = t_fn[d_tag];
-  assign d_port_o      = t_port[d_tag];
-  assign d_cqn_o       = t_cqn[d_tag];
+  assign d_sqn_o       = o_valid_q ? o_sqn_q : t_sqn[k_tag_q];
+  assign d_fn_o        = o_valid_q ? o_fn_q : t_fn[k_tag_q];
+  assign d_port_o      = o_valid_q ? o_port_q : t_port[k_tag_q];
+  assign d_cqn_o       = o_valid_q ? o_cqn_q : t_cqn[k_tag_q];
   assign d_wqe_index_o = o_valid_q ? o_wqe_index_q : k_wqe_index_q;
   assign d_signaled_o  = o_valid_q ? o_signaled_q : k_signaled_q;
   assign d_eth_o       = o_valid_q ? o_eth_q : k_eth_q;
@@ -329,10 +332,10 @@ module kite_qm_fetch #(
   assign done_valid_o = o_valid_q ? o_last && d_ready_i :
                         (k_q == K_OUT && out_last && d_ready_i) || (k_q == K_CPL && c_ready_i) ||
                         k_q == K_DONE;
-  assign done_sqn_o   = t_sqn[d_tag];
-  assign done_ci_o    = t_ci[d_tag] + 16'd1;
+  assign done_sqn_o   = d_sqn_o;
+  assign done_ci_o    = (o_valid_q ? o_ci_q : t_ci[k_tag_q]) + 16'd1;
   assign done_err_o   = !o_valid_q && k_dma_q;
-  assign done_cqn_o   = t_cqn[d_tag];
+  assign done_cqn_o   = d_cqn_o;
 
   // A WQE is read in up to two parts: its first 64 bytes (ctrl, eth and two
   // gather entries), then, if num_ds asks for more and is valid, the rest up
@@ -355,6 +358,11 @@ module kite_qm_fetch #(
   always_ff @(posedge clk_i) begin
     if (handoff) begin
       o_tag_q       <= k_tag_q;
+      o_sqn_q       <= t_sqn[k_tag_q];
+      o_fn_q        <= t_fn[k_tag_q];
+      o_port_q      <= t_port[k_tag_q];
+      o_cqn_q       <= t_cqn[k_tag_q];
+      o_ci_q        <= t_ci[k_tag_q];
       o_wqe_index_q <= rdata[47:32];
       o_signaled_q  <= rdata[8];
       o_eth_q       <= rdata[255:128];
