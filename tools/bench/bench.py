@@ -253,7 +253,7 @@ def rtl_tb(name, top, tbcpp, srcs):
                          capture_output=True, text=True).stdout.strip()
     r = subprocess.run([exe, "--seed", "1", "--bench"], capture_output=True, text=True, timeout=1800)
     lines = [ln for ln in (re.sub(r"^\[[^]]*\] ", "", x) for x in r.stdout.splitlines())
-             if re.search(r"throughput|latency| -> ", ln) and "back-pressure)" not in ln]
+             if re.match(r"(throughput|latency|TX|RX)\b", ln) and "back-pressure)" not in ln]
     if r.returncode:
         lines.append(f"FAILED (exit {r.returncode}): {(r.stdout + r.stderr).strip().splitlines()[-1:]}")
     return lines
