@@ -10,10 +10,15 @@ Not a test: nothing here gates CI, and absolute figures under TCG mean little.
   2. RDMA: ib_write_bw (4 KiB, 64 KiB, 1 MiB) and ib_send_lat, Kite<->Kite on the
      Kite cards against rdma_rxe<->rdma_rxe on the virtio-net NICs, and the guest
      instructions per GB of ib_send_bw -e (event-driven, so not polling time).
+  3. RTL: the cycle counts the Verilator testbenches measure (fpga/tb: each
+     block's throughput and latency lines, the whole card's doorbell -> MAC and
+     MAC -> CQE latency from fpga/tb/queue/tb_latency.cpp). Runs first, needs
+     no VM; builds are cached (the whole-card one takes about 10 minutes the
+     first time).
 
 Environment: BENCH_BYTES (per iperf3 run, default 128M), BENCH_ROUNDS (default 3),
-BENCH_ONLY=tcp|rdma, BENCH_INSNS=0 (no instruction counting, e.g. with a QEMU
-built without plugins).
+BENCH_ONLY=tcp|rdma|rtl, BENCH_INSNS=0 (no instruction counting, e.g. with a QEMU
+built without plugins), BENCH_RTL=0 (no RTL section).
 """
 import json
 import os
@@ -39,6 +44,7 @@ WINDOW = "256K"
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
 ONLY = os.environ.get("BENCH_ONLY", "")
 COUNT = os.environ.get("BENCH_INSNS", "1") != "0"
+RTL = os.environ.get("BENCH_RTL", "1") != "0" and ONLY in ("", "rtl")
 NETS = {"kite": "192.0.2", "virtio": "198.51.100", "e1000e": "203.0.113"}
 # (message size, perftest options): a few tens of MB each, enough for rxe under
 # TCG. 1 MiB with perftest's default depth of 128 posts every message at once
@@ -238,6 +244,48 @@ def bench_rdma(a, b, env):
     return res
 
 
+def rtl_tb(name, top, tbcpp, srcs, pattern=r"(throughput|latency)\b"):
+    """Builds one Verilator testbench (fpga/tb/build.sh, cached) and returns the
+    throughput and latency lines of its --bench run."""
+    common = ["fpga/rtl/common/kite_pkg.sv", "fpga/rtl/common/kite_rtl_pkg.sv"]
+    files = [os.path.join(ROOT, f) for f in [tbcpp] + common + srcs]
+    exe = subprocess.run([os.path.join(ROOT, "fpga", "tb", "build.sh"), name, top] + files, check=True,
+                         capture_output=True, text=True).stdout.strip()
+    r = subprocess.run([exe, "--seed", "1", "--bench"], capture_output=True, text=True, timeout=1800)
+    lines = [ln for ln in (re.sub(r"^\[[^]]*\] ", "", x) for x in r.stdout.splitlines())
+             if re.match(pattern, ln) and "back-pressure)" not in ln]
+    if r.returncode:
+        lines.append(f"FAILED (exit {r.returncode}): {(r.stdout + r.stderr).strip().splitlines()[-1:]}")
+    return lines
+
+
+def bench_rtl():
+    """The RTL section: every block's testbench figures, then the whole card's latency."""
+    if not shutil.which("verilator"):
+        print("RTL: skipped (no verilator: tools/setup/deps.sh rtl)")
+        return
+    progress("RTL: building (cached) and running the testbenches")
+    blocks = []
+    with open(os.path.join(ROOT, "fpga", "rtl", "blocks.list")) as f:
+        for ln in f:
+            if ln.strip() and not ln.lstrip().startswith("#"):
+                name, top, tbcpp, *srcs = ln.split()
+                blocks.append((name, top, tbcpp, srcs))
+    print("\nRTL, cycle counts of the Verilator testbenches (fpga/tb, seed 1; Documentation/hw/rtl.rst):")
+    card = None
+    for name, top, tbcpp, srcs in blocks:
+        if name == "card":
+            card = srcs
+            continue
+        for ln in rtl_tb(name, top, tbcpp, srcs):
+            print(f"  {name:9} {ln}")
+    if card:
+        progress("RTL: whole-card latency (fpga/tb/queue/tb_latency.cpp)")
+        for ln in rtl_tb("latency", "kite_card", "fpga/tb/queue/tb_latency.cpp", card, r"(TX|RX) "):
+            print(f"  {'card':9} {ln}")
+    sys.stdout.flush()
+
+
 def size_name(n):
     return f"{n >> 20} MiB" if n >= 1 << 20 else f"{n >> 10} KiB"
 
@@ -304,6 +352,10 @@ def report(tcp, agent, rdma):
 
 
 def main():
+    if RTL:
+        bench_rtl()
+        if ONLY == "rtl":
+            return 0
     progress("preparing: instruction-count plugin, payload with rdma-core")
     plugin = build_plugin() if COUNT else None
     payload = build_payload("6.1", rdma=ONLY != "tcp")

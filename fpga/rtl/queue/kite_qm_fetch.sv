@@ -31,6 +31,9 @@
 // running; DMA errors count tx_dma_error (operation.rst, Ethernet transmit).
 // The queue manager learns of each finished WQE (done_*) in the cycle its
 // descriptor's last transfer or its completion is taken.
+// Rate: a WQE with one or two gather entries is checked in one cycle from its
+// first beat and waits in an output register while the next is checked, so
+// single-entry WQEs leave one per cycle (one gather entry per transfer).
 module kite_qm_fetch #(
   parameter int unsigned NQ    = 512,
   parameter int unsigned FN_W  = 5,
@@ -269,27 +272,53 @@ module kite_qm_fetch #(
     end
   end
 
+  // A good ETH_TX WQE with one or two gather entries is checked in K_HDR
+  // and moves to the output register (o_*), so the checker takes the next
+  // WQE in the following cycle: one single-entry WQE per cycle. Longer WQEs
+  // go out from the checker (K_OUT) once the register is empty; the
+  // checker's completions wait for it too (one done_* per cycle).
+  logic          hdr_fast, handoff, o_room, o_fin, o_last, o_dv;
+  logic          o_valid_q, o_i_q, o_two_q;
+  logic [TW-1:0] o_tag_q;
+  logic [15:0]   o_wqe_index_q;
+  logic          o_signaled_q;
+  logic [127:0]  o_eth_q;
+  logic [16:0]   o_total_q;
+  logic [95:0]   o_sge0_q, o_sge1_q;   // {len, addr}
+  logic [95:0]   o_sge;
+  // The tag's fields too: the tag arrays keep one read port (k_tag_q).
+  logic [QN_W-1:0] o_sqn_q;
+  logic [FN_W-1:0] o_fn_q;
+  logic [PW-1:0]   o_port_q;
+  logic [15:0]     o_cqn_q, o_ci_q;
+
   // Outputs.
   logic [1:0] out_lane;
-  logic       out_last;
+  logic       out_last, k_dv;
   assign out_lane = 2'(k_i_q + 5'd2);
   assign out_last = k_i_q == k_nsge_q - 5'd1;
+  assign o_last   = o_i_q == o_two_q;
+  assign o_sge    = o_i_q ? o_sge1_q : o_sge0_q;
+  assign o_dv     = o_valid_q && (!o_last || done_ready_i);
+  assign k_dv     = !o_valid_q && k_q == K_OUT && (!out_last || done_ready_i);
+  assign o_fin    = o_dv && d_ready_i && o_last;
+  assign o_room   = !o_valid_q || o_fin;
 
-  assign d_valid_o     = k_q == K_OUT && (!out_last || done_ready_i);
-  assign d_sqn_o       = t_sqn[k_tag_q];
-  assign d_fn_o        = t_fn[k_tag_q];
-  assign d_port_o      = t_port[k_tag_q];
-  assign d_cqn_o       = t_cqn[k_tag_q];
-  assign d_wqe_index_o = k_wqe_index_q;
-  assign d_signaled_o  = k_signaled_q;
-  assign d_eth_o       = k_eth_q;
-  assign d_nsge_o      = k_nsge_q;
-  assign d_total_o     = k_total_q[16:0];
-  assign d_sge_addr_o  = rdata[128*out_lane +: 64];
-  assign d_sge_len_o   = rdata[128*out_lane+64 +: 32];
-  assign d_last_o      = out_last;
+  assign d_valid_o     = o_dv || k_dv;
+  assign d_sqn_o       = o_valid_q ? o_sqn_q : t_sqn[k_tag_q];
+  assign d_fn_o        = o_valid_q ? o_fn_q : t_fn[k_tag_q];
+  assign d_port_o      = o_valid_q ? o_port_q : t_port[k_tag_q];
+  assign d_cqn_o       = o_valid_q ? o_cqn_q : t_cqn[k_tag_q];
+  assign d_wqe_index_o = o_valid_q ? o_wqe_index_q : k_wqe_index_q;
+  assign d_signaled_o  = o_valid_q ? o_signaled_q : k_signaled_q;
+  assign d_eth_o       = o_valid_q ? o_eth_q : k_eth_q;
+  assign d_nsge_o      = o_valid_q ? {4'd0, 1'b1} + 5'(o_two_q) : k_nsge_q;
+  assign d_total_o     = o_valid_q ? o_total_q : k_total_q[16:0];
+  assign d_sge_addr_o  = o_valid_q ? o_sge[63:0] : rdata[128*out_lane +: 64];
+  assign d_sge_len_o   = o_valid_q ? o_sge[95:64] : rdata[128*out_lane+64 +: 32];
+  assign d_last_o      = o_valid_q ? o_last : out_last;
 
-  assign c_valid_o     = k_q == K_CPL && done_ready_i;
+  assign c_valid_o     = !o_valid_q && k_q == K_CPL && done_ready_i;
   assign c_sqn_o       = t_sqn[k_tag_q];
   assign c_cqn_o       = t_cqn[k_tag_q];
   assign c_wqe_index_o = k_dma_ci_q ? t_ci[k_tag_q] : k_wqe_index_q;
@@ -297,15 +326,16 @@ module kite_qm_fetch #(
   assign c_status_o    = k_status_q;
   assign c_syndrome_o  = k_syn_q;
 
-  logic fin;   // the WQE is finished this cycle
-  assign fin = (d_valid_o && d_ready_i && out_last) || (c_valid_o && c_ready_i) ||
-               (k_q == K_DONE && done_ready_i);
-  assign done_valid_o = (k_q == K_OUT && out_last && d_ready_i) || (k_q == K_CPL && c_ready_i) ||
+  logic fin;   // the checker's WQE is finished this cycle
+  assign fin = (k_dv && d_ready_i && out_last) || (c_valid_o && c_ready_i) ||
+               (!o_valid_q && k_q == K_DONE && done_ready_i);
+  assign done_valid_o = o_valid_q ? o_last && d_ready_i :
+                        (k_q == K_OUT && out_last && d_ready_i) || (k_q == K_CPL && c_ready_i) ||
                         k_q == K_DONE;
-  assign done_sqn_o   = t_sqn[k_tag_q];
-  assign done_ci_o    = t_ci[k_tag_q] + 16'd1;
-  assign done_err_o   = k_dma_q;
-  assign done_cqn_o   = t_cqn[k_tag_q];
+  assign done_sqn_o   = d_sqn_o;
+  assign done_ci_o    = (o_valid_q ? o_ci_q : t_ci[k_tag_q]) + 16'd1;
+  assign done_err_o   = !o_valid_q && k_dma_q;
+  assign done_cqn_o   = d_cqn_o;
 
   // A WQE is read in up to two parts: its first 64 bytes (ctrl, eth and two
   // gather entries), then, if num_ds asks for more and is valid, the rest up
@@ -319,14 +349,38 @@ module kite_qm_fetch #(
                    !t_ph2[k_tag_q];
   assign ph2_len = {4'((13'(rdata[23:16]) * 13'd16 + 13'd15) >> 6), 6'd0};
 
+  // The K_HDR decision chain below ending in the output register.
+  assign hdr_fast = k_q == K_HDR && !t_err[k_tag_q] && !hdr_ds_bad &&
+                    rdata[7:0] == 8'(kite_pkg::WQE_OPCODE_ETH_TX) &&
+                    (rdata[23:16] == 8'd2 || rdata[23:16] == 8'd3) && v_syn == '0;
+  assign handoff  = hdr_fast && o_room;
+
+  always_ff @(posedge clk_i) begin
+    if (handoff) begin
+      o_tag_q       <= k_tag_q;
+      o_sqn_q       <= t_sqn[k_tag_q];
+      o_fn_q        <= t_fn[k_tag_q];
+      o_port_q      <= t_port[k_tag_q];
+      o_cqn_q       <= t_cqn[k_tag_q];
+      o_ci_q        <= t_ci[k_tag_q];
+      o_wqe_index_q <= rdata[47:32];
+      o_signaled_q  <= rdata[8];
+      o_eth_q       <= rdata[255:128];
+      o_total_q     <= v_total[16:0];
+      o_two_q       <= rdata[23:16] == 8'd3;
+      o_sge0_q      <= {rdata[351:320], rdata[319:256]};
+      o_sge1_q      <= {rdata[479:448], rdata[447:384]};
+    end
+  end
+
   // Buffer reads: beat 0 when a tag is chosen (in K_IDLE or while the
   // previous WQE finishes), beat 1 in K_HDR when entries lie beyond beat 0,
   // the next beat in K_SGE / K_OUT, beat 0 again when a WQE checked in
   // K_VERD starts going out. rdata holds its beat until the next read.
   logic sge_more, out_next, pick_next;
   assign sge_more  = k_q == K_SGE && k_beat_q != last_beat;
-  assign out_next  = d_valid_o && d_ready_i && !out_last && out_lane == 2'd3;
-  assign pick_next = (k_q == K_IDLE || fin) && chk[TW];
+  assign out_next  = k_dv && d_ready_i && !out_last && out_lane == 2'd3;
+  assign pick_next = (k_q == K_IDLE || fin || handoff) && chk[TW];
   always_comb begin
     buf_re = 1'b0;
     buf_ra = {chk[TW-1:0], 3'd0};
@@ -347,6 +401,8 @@ module kite_qm_fetch #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       k_q       <= K_IDLE;
+      o_valid_q <= 1'b0;
+      o_i_q     <= 1'b0;
       req_ptr_q <= '0;
       chk_ptr_q <= '0;
       for (int i = 0; i < NTAG; i++) begin
@@ -411,7 +467,9 @@ module kite_qm_fetch #(
             k_status_q <= v_status;
             k_syn_q    <= v_syn;
           end else begin
-            k_q <= K_OUT;       // rdata keeps beat 0
+            // hdr_fast: to the output register, or wait here for it
+            // (rdata keeps beat 0: no buffer read in K_HDR for <= 2 entries).
+            k_q <= o_room ? K_IDLE : K_HDR;
           end
         end
         K_SGE: begin
@@ -427,7 +485,7 @@ module kite_qm_fetch #(
           k_q        <= v_syn != '0 ? K_CPL : K_OUT;
         end
         K_OUT: begin
-          if (d_valid_o && d_ready_i) begin
+          if (k_dv && d_ready_i) begin
             k_i_q <= k_i_q + 5'd1;
             if (out_next) k_beat_q <= k_beat_q + 3'd1;
           end
@@ -439,6 +497,15 @@ module kite_qm_fetch #(
       if (fin) begin
         t_st[k_tag_q] <= T_FREE;
         k_q <= K_IDLE;
+      end
+      if (o_fin) t_st[o_tag_q] <= T_FREE;
+      if (handoff) begin
+        o_valid_q <= 1'b1;
+        o_i_q     <= 1'b0;
+      end else if (o_fin) begin
+        o_valid_q <= 1'b0;
+      end else if (o_dv && d_ready_i) begin
+        o_i_q <= 1'b1;
       end
       // The next WQE starts while the previous one finishes.
       if (pick_next) begin

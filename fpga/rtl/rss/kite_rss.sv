@@ -4,9 +4,11 @@
 //
 // Hash input follows the Microsoft RSS definition used by every NIC driver:
 // src addr, dst addr[, src port, dst port], in network byte order, bits taken
-// MSB first. The queue is table[hash mod 256] (operation.rst: RSS).
-// hash_fields = 0 or a tuple no enabled field matches: hash 0, type NONE,
-// queue table[0].
+// MSB first. The queue is table[hash mod table_size] (operation.rst: RSS;
+// the model's RxPipeline::receive); table_size is a power of two up to 256
+// (SET_RSS rejects others), so the mod is a mask. A malformed frame, a
+// tuple no enabled field matches, or hash_fields = 0: hash 0, type NONE,
+// queue table[0] (the model's rss_hash does not hash malformed frames).
 //
 // Written in the SystemVerilog subset that both Verilator 5.006 and yosys 0.23
 // accept (package items qualified, flat vectors, no `return`).
@@ -14,6 +16,8 @@
 // Config port (register semantics, 32-bit writes):
 //   addr 0..9     key bytes 4a..4a+3, byte 4a in wdata[7:0] (memory order)
 //   addr 16       hash_fields (kite_pkg rss_field bits) in wdata[7:0]
+//   addr 17       table_size in wdata[8:0]: 1, 2, 4, .. 256 (256 after reset;
+//                 other values are ignored)
 //   addr 256..511 indirection table entry (addr - 256) = wdata[QN_W-1:0]
 module kite_rss #(
   parameter int unsigned QN_W  = 16,  // queue number width
@@ -32,6 +36,7 @@ module kite_rss #(
   output logic              s_ready_o,
   input  logic [1:0]        s_l3_i,         // kite_rtl_pkg::l3_type_e
   input  logic [1:0]        s_l4_i,         // kite_rtl_pkg::l4_type_e
+  input  logic              s_malformed_i,  // the parser's verdict: not hashed
   input  logic [127:0]      s_src_ip_i,
   input  logic [127:0]      s_dst_ip_i,
   input  logic [15:0]       s_sport_i,
@@ -56,12 +61,14 @@ module kite_rss #(
   // (counted from the first wire bit) is key_q[KEY_W-1-i -: 32].
   logic [KEY_W-1:0]  key_q;
   logic [5:0]        fields_q;  // rss_field bits 0..5
+  logic [7:0]        mask_q;    // table_size - 1
   logic [QN_W-1:0]   table_q [0:255];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       key_q    <= '0;
       fields_q <= '0;
+      mask_q   <= 8'hff;
     end else if (cfg_we_i && !cfg_addr_i[8]) begin
       // Constant part selects per word: a variable one costs a 320-bit shifter.
       for (int w = 0; w < 10; w++) begin
@@ -71,6 +78,10 @@ module kite_rss #(
       end
       if (cfg_addr_i == 9'd16) begin
         fields_q <= cfg_wdata_i[5:0];
+      end
+      if (cfg_addr_i == 9'd17 && cfg_wdata_i[31:9] == '0 && cfg_wdata_i[8:0] != '0 &&
+          (cfg_wdata_i[8:0] & (cfg_wdata_i[8:0] - 9'd1)) == '0) begin
+        mask_q <= 8'(cfg_wdata_i[8:0] - 9'd1);
       end
     end
   end
@@ -90,11 +101,13 @@ module kite_rss #(
   // Select hash type and build the left-aligned input bit string.
   logic [7:0]      type_d;
   logic [IN_W-1:0] in_d;
+  logic [1:0]      l3_d;
+  assign l3_d = s_malformed_i ? 2'(kite_rtl_pkg::L3_NONE) : s_l3_i;
 
   always_comb begin
     type_d = kite_pkg::RSS_HASH_TYPE_NONE;
     in_d   = '0;
-    unique case (s_l3_i)
+    unique case (l3_d)
       kite_rtl_pkg::L3_IPV4: begin
         if (s_l4_i == kite_rtl_pkg::L4_TCP && fields_q[1]) begin
           type_d = kite_pkg::RSS_HASH_TYPE_IPV4_TCP;
@@ -218,7 +231,7 @@ module kite_rss #(
 
   always_ff @(posedge clk_i) begin
     if (en) begin
-      queue3_q <= table_q[hash2_q[7:0]];
+      queue3_q <= table_q[hash2_q[7:0] & mask_q];
       hash3_q  <= hash2_q;
       type3_q  <= type2_q;
       tag3_q   <= tag2_q;

@@ -1,28 +1,41 @@
 // kite_rss testbench: Microsoft RSS verification suite (published vectors),
-// then randomized keys, field selections, tables, tuples and back-pressure
-// against kite_ref::toeplitz, then a throughput run (one tuple per cycle).
+// then randomized keys, field selections, table sizes, tables, tuples
+// (malformed ones too) and back-pressure, then generated frames parsed by the
+// model, then a throughput run (one tuple per cycle). Expected hash and type
+// come from the model's kite::rss_hash (fpga/model/rss/rss.cpp, which refuses
+// malformed frames) and the queue from RxPipeline::receive's choice,
+// table[hash_fields ? hash % table_size : 0] (fpga/model/rxp/rxp.cpp).
+#include <algorithm>
 #include <array>
 #include <deque>
+#include <map>
 #include <vector>
 
 #include "Vkite_rss.h"
 #include "kite_ref.hpp"
 #include "tb.hpp"
+#include "../rxp/frames.hpp"
+// The model's RSS input selection and hash (library source, compiled in).
+#include "../../model/rss/rss.cpp"
 
 namespace {
 
+// kite_rtl_pkg l3_type_e / l4_type_e: the model's l3_type / l4_type values.
 enum : uint8_t { L3_NONE = 0, L3_IPV4 = 1, L3_IPV6 = 2 };
-enum : uint8_t { L4_NONE = 0, L4_TCP = 1, L4_UDP = 2 };
-// kite_pkg rss_field / rss_hash_type values (kept in sync by the spec
-// generator; duplicated here only as test inputs, outputs are computed).
-enum : uint8_t { F_IPV4 = 1, F_IPV4_TCP = 2, F_IPV4_UDP = 4, F_IPV6 = 8, F_IPV6_TCP = 16, F_IPV6_UDP = 32 };
-enum : uint8_t { T_NONE, T_IPV4, T_IPV4_TCP, T_IPV4_UDP, T_IPV6, T_IPV6_TCP, T_IPV6_UDP };
+enum : uint8_t { L4_NONE = 0, L4_TCP = 1, L4_UDP = 2, L4_OTHER = 3 };
+static_assert(uint8_t(kite::l3_type::IPV6) == L3_IPV6 && uint8_t(kite::l4_type::OTHER) == L4_OTHER);
+namespace rf = kite::spec::rss_field;
+enum : uint8_t { F_IPV4 = rf::IPV4, F_IPV4_TCP = rf::IPV4_TCP, F_IPV6 = rf::IPV6, F_IPV6_TCP = rf::IPV6_TCP };
 
 struct Tuple {
     uint8_t l3 = L3_NONE, l4 = L4_NONE;
+    bool malformed = false;
     std::array<uint8_t, 16> src{}, dst{};  // wire order; IPv4 uses bytes 0..3
     uint16_t sport = 0, dport = 0;
     uint16_t tag = 0;
+    // The frame it came from (empty: a bare tuple) with the model's parse.
+    std::vector<uint8_t> frame;
+    kite::parsed_frame parsed;
 };
 
 struct Expect {
@@ -35,34 +48,60 @@ struct Expect {
 struct Rss {
     std::array<uint8_t, 40> key{};
     uint8_t fields = 0;
+    uint16_t table_size = 256;  // a power of two (SET_RSS rejects others)
     std::array<uint16_t, 256> table{};
 
-    // Reference steering decision (operation.rst, Ethernet receive).
+    // The model's decision. A bare tuple is laid out as a frame for
+    // kite::rss_hash: an IPv4/IPv6 header at 14, the L4 ports at 54.
     Expect expect(const Tuple &t) const {
-        uint8_t type = T_NONE;
-        if (t.l3 == L3_IPV4) {
-            if (t.l4 == L4_TCP && (fields & F_IPV4_TCP)) type = T_IPV4_TCP;
-            else if (t.l4 == L4_UDP && (fields & F_IPV4_UDP)) type = T_IPV4_UDP;
-            else if (fields & F_IPV4) type = T_IPV4;
-        } else if (t.l3 == L3_IPV6) {
-            if (t.l4 == L4_TCP && (fields & F_IPV6_TCP)) type = T_IPV6_TCP;
-            else if (t.l4 == L4_UDP && (fields & F_IPV6_UDP)) type = T_IPV6_UDP;
-            else if (fields & F_IPV6) type = T_IPV6;
+        kite::rss_result h;
+        if (!t.frame.empty()) {
+            h = kite::rss_hash(t.frame.data(), t.parsed, fields, key.data());
+        } else {
+            std::array<uint8_t, 64> f{};
+            kite::parsed_frame p;
+            p.l3 = kite::l3_type(t.l3);
+            p.l4 = kite::l4_type(t.l4);
+            p.malformed = t.malformed;
+            p.l3_off = 14;
+            p.l4_off = 54;
+            bool v4 = t.l3 == L3_IPV4;
+            std::copy_n(t.src.begin(), v4 ? 4 : 16, f.begin() + 14 + (v4 ? 12 : 8));
+            std::copy_n(t.dst.begin(), v4 ? 4 : 16, f.begin() + 14 + (v4 ? 16 : 24));
+            f[54] = uint8_t(t.sport >> 8);
+            f[55] = uint8_t(t.sport);
+            f[56] = uint8_t(t.dport >> 8);
+            f[57] = uint8_t(t.dport);
+            h = kite::rss_hash(f.data(), p, fields, key.data());
         }
-        std::vector<uint8_t> in;
-        size_t alen = t.l3 == L3_IPV6 ? 16 : 4;
-        if (type != T_NONE) {
-            in.insert(in.end(), t.src.begin(), t.src.begin() + alen);
-            in.insert(in.end(), t.dst.begin(), t.dst.begin() + alen);
-            if (type != T_IPV4 && type != T_IPV6) {
-                in.push_back(t.sport >> 8); in.push_back(t.sport & 0xff);
-                in.push_back(t.dport >> 8); in.push_back(t.dport & 0xff);
-            }
-        }
-        uint32_t h = type == T_NONE ? 0 : kite_ref::toeplitz(key.data(), in.data(), in.size());
-        return {h, type, table[h & 0xff], t.tag};
+        // RxPipeline::receive: rc.table[rc.hash_fields ? h.hash % rc.table_size : 0]
+        uint16_t q = table[fields ? h.hash % table_size : 0];
+        return {h.hash, h.hash_type, q, t.tag};
     }
 };
+
+// The RTL's inputs for a frame, as kite_rxp reports them: the model's parse
+// fields, the addresses and ports read where the parse puts them (zero
+// beyond the frame: the RSS block must not use them when malformed).
+Tuple frame_tuple(std::vector<uint8_t> f, uint16_t tag) {
+    Tuple t;
+    t.parsed = kite::parse_frame(f.data(), f.size());
+    const kite::parsed_frame &p = t.parsed;
+    t.l3 = uint8_t(p.l3);
+    t.l4 = uint8_t(p.l4);
+    t.malformed = p.malformed;
+    auto at = [&](size_t o) { return o < f.size() ? f[o] : uint8_t(0); };
+    bool v4 = p.l3 == kite::l3_type::IPV4;
+    for (size_t i = 0; i < (v4 ? 4u : 16u); i++) {
+        t.src[i] = at(p.l3_off + (v4 ? 12 : 8) + i);
+        t.dst[i] = at(p.l3_off + (v4 ? 16 : 24) + i);
+    }
+    t.sport = uint16_t(at(p.l4_off) << 8 | at(p.l4_off + 1));
+    t.dport = uint16_t(at(p.l4_off + 2) << 8 | at(p.l4_off + 3));
+    t.tag = tag;
+    t.frame = std::move(f);
+    return t;
+}
 
 // Addresses go to the RTL as network-order numbers in the low bits.
 void drive_addr(VlWide<4> &w, const Tuple &t, const std::array<uint8_t, 16> &a) {
@@ -82,6 +121,10 @@ struct Bench {
     std::deque<Expect> sb;
     bool inject = false;
     long outputs = 0;
+    // Coverage: outputs per table size, malformed inputs that an enabled
+    // field would otherwise hash, queues where the size made a difference.
+    std::map<unsigned, long> per_size;
+    long malformed_hashable = 0, size_mattered = 0;
 
     explicit Bench(tb::Checker &c) : chk(c) {
         m.cfg_we_i = 0;
@@ -106,6 +149,7 @@ struct Bench {
             cfg_write(a, w);
         }
         cfg_write(16, r.fields);
+        cfg_write(17, r.table_size);
         for (uint32_t i = 0; i < 256; i++) cfg_write(256 + i, r.table[i]);
     }
 
@@ -116,6 +160,7 @@ struct Bench {
         if (t) {
             m.s_l3_i = t->l3;
             m.s_l4_i = t->l4;
+            m.s_malformed_i = t->malformed;
             drive_addr(m.s_src_ip_i, *t, t->src);
             drive_addr(m.s_dst_ip_i, *t, t->dst);
             m.s_sport_i = t->sport;
@@ -125,7 +170,19 @@ struct Bench {
         clk.eval();
         bool accepted = t && m.s_ready_o;
         if (m.m_valid_o && m.m_ready_i) check_output();
-        if (accepted) sb.push_back(cfg.expect(*t));
+        if (accepted) {
+            Expect e = cfg.expect(*t);
+            sb.push_back(e);
+            per_size[cfg.table_size]++;
+            if (t->malformed && t->l3 != L3_NONE && cfg.fields) {
+                Tuple ok = *t;  // what the hash would have been
+                ok.malformed = false;
+                ok.parsed.malformed = false;
+                ok.frame.clear();  // the bare tuple: a malformed frame may end early
+                if (cfg.expect(ok).type != 0) malformed_hashable++;
+            }
+            if (cfg.fields && e.queue != cfg.table[e.hash & 0xff]) size_mattered++;
+        }
         clk.tick();
         return accepted;
     }
@@ -196,17 +253,42 @@ void run_published(Bench &b) {
     b.drain();
 }
 
+// A random configuration; table sizes 1..256 (powers of two).
+Rss random_rss(tb::Rng &rng, long round) {
+    Rss r;
+    for (auto &k : r.key) k = uint8_t(rng());
+    r.fields = round == 0 ? 0 : uint8_t(rng() & 0x3f);
+    r.table_size = uint16_t(1u << (round == 1 ? 8 : tb::rnd(rng, 0, 8)));
+    for (auto &e : r.table) e = uint16_t(rng());
+    return r;
+}
+
+// Table sizes SET_RSS would reject are ignored: the size stays.
+void bad_sizes(Bench &b, tb::Rng &rng) {
+    static const uint32_t bad[] = {0, 3, 96, 255, 257, 384, 512, 0x10100};
+    for (uint32_t v : bad) b.cfg_write(17, v);
+    for (int i = 0; i < 200; i++) {
+        Tuple t;
+        t.l3 = L3_IPV4;
+        t.l4 = L4_TCP;
+        for (int k = 0; k < 4; k++) { t.src[k] = uint8_t(rng()); t.dst[k] = uint8_t(rng()); }
+        t.sport = uint16_t(rng());
+        t.dport = uint16_t(rng());
+        t.tag = uint16_t(i);
+        b.step(&t, true);
+    }
+    b.drain();
+}
+
 void run_random(Bench &b, tb::Rng &rng, long iters) {
-    for (long round = 0; round < 8; round++) {
-        Rss r;
-        for (auto &k : r.key) k = uint8_t(rng());
-        r.fields = round == 0 ? 0 : uint8_t(rng() & 0x3f);
-        for (auto &e : r.table) e = uint16_t(rng());
-        b.load(r);
-        for (long i = 0; i < iters / 8; i++) {
+    for (long round = 0; round < 16; round++) {
+        b.load(random_rss(rng, round));
+        if (round % 4 == 3) bad_sizes(b, rng);
+        for (long i = 0; i < iters / 16; i++) {
             Tuple t;
             t.l3 = uint8_t(tb::rnd(rng, 0, 2));
-            t.l4 = uint8_t(tb::rnd(rng, 0, 2));
+            t.l4 = uint8_t(tb::rnd(rng, 0, 3));
+            t.malformed = tb::chance(rng, 0.1);
             for (auto &x : t.src) x = uint8_t(rng());
             for (auto &x : t.dst) x = uint8_t(rng());
             if (t.l3 != L3_IPV6) {  // IPv4: upper bytes ignored, keep them random-zero mixed
@@ -223,6 +305,28 @@ void run_random(Bench &b, tb::Rng &rng, long iters) {
         }
         b.drain();
     }
+}
+
+// Frames from the rxp generator (tags, IPv4 options, IPv6 extension chains,
+// TCP/UDP/RoCE, fragments, breakage), parsed by the model as kite_rxp
+// reports them; hashed by the model's rss_hash on the frame itself.
+void run_frames(Bench &b, tb::Rng &rng, long n) {
+    long malformed = 0;
+    for (long round = 0; round < 8; round++) {
+        Rss r = random_rss(rng, round + 1);
+        if (round >= 2) r.fields |= F_IPV4 | F_IPV6 | (round % 2 ? F_IPV4_TCP | F_IPV6_TCP : 0);
+        r.fields &= uint8_t(rng() | F_IPV4 | F_IPV6);
+        b.load(r);
+        for (long i = 0; i < n / 8; i++) {
+            Tuple t = frame_tuple(tb::make_frame(rng), uint16_t(i));
+            malformed += t.malformed;
+            bool ready = tb::chance(rng, 0.8);
+            while (!b.step(&t, ready)) ready = tb::chance(rng, 0.8);
+        }
+        b.drain();
+    }
+    std::printf("[rss] frames: %ld generated frames, %ld of them malformed\n", n, malformed);
+    b.chk.expect(malformed > n / 20, "coverage: %ld malformed frames", malformed);
 }
 
 // Back-to-back tuples with the sink always ready: one accepted per cycle.
@@ -249,14 +353,26 @@ void run_throughput(Bench &b, tb::Rng &rng) {
 int main(int argc, char **argv) {
     Verilated::commandArgs(argc, argv);
     tb::Args args(argc, argv);
+    // --bench (tools/bench/bench.py): only the throughput and latency runs.
+    const bool bench = std::find(argv + 1, argv + argc, std::string_view("--bench")) != argv + argc;
     tb::Rng rng(args.seed);
     tb::Checker chk("rss");
     std::printf("[rss] seed %llu\n", (unsigned long long)args.seed);
     Bench b(chk);
     b.inject = args.inject;
     run_published(b);
+    if (bench) {  // the throughput run only
+        run_throughput(b, rng);
+        return chk.finish();
+    }
     run_random(b, rng, args.iters(20000));
+    run_frames(b, rng, args.iters(20000) / 4);
     run_throughput(b, rng);
-    std::printf("[rss] %ld outputs compared\n", b.outputs);
+    std::printf("[rss] %ld outputs compared; per table size:", b.outputs);
+    for (auto &kv : b.per_size) std::printf(" %u:%ld", kv.first, kv.second);
+    std::printf("\n[rss] %ld malformed inputs an enabled field would have hashed, %ld queues where table_size "
+                "mattered\n", b.malformed_hashable, b.size_mattered);
+    chk.expect(b.per_size.size() >= 6 && b.malformed_hashable > 100 && b.size_mattered > 100,
+               "coverage: table sizes, malformed inputs, mod table_size");
     return chk.finish();
 }
