@@ -500,6 +500,7 @@ module kite_card #(
     .cfg_we_i(fw_rss_we_i), .cfg_addr_i(fw_rss_addr_i), .cfg_wdata_i(fw_rss_wdata_i),
     .s_valid_i(p_valid && !rec_full), .s_ready_o(rss_s_ready), .s_l3_i(p_l3), .s_l4_i(p_l4),
     .s_src_ip_i(p_src_ip), .s_dst_ip_i(p_dst_ip), .s_sport_i(p_sport), .s_dport_i(p_dport), .s_tag_i('0),
+    .s_malformed_i(p_malformed),
     .m_valid_o(rss_valid), .m_ready_i(rss_ready), .m_hash_o(rss_hash), .m_hash_type_o(rss_htype),
     .m_queue_o(rss_queue), .m_tag_o(rss_tag)
   );
