@@ -289,6 +289,11 @@ module kite_rx_dma #(
   end
 
   logic          d_consume;           // dispatch takes the WQE at ci
+  logic          r_errph;             // retire: a write failed, RQ to ERR
+  logic [QW-1:0] rc_qn;               // the retiring frame's RQ, WQE index
+  logic [15:0]   rc_widx;
+  logic          r_go;                // the frame at dq_rd_q retires
+  logic [$clog2(NDESC)-1:0] rt_i;
   logic          err_set;             // an RQ goes to ERR
   logic [QW-1:0] err_qn;
   logic [15:0]   ci_d, pi_d;
@@ -300,6 +305,8 @@ module kite_rx_dma #(
     if (acc_valid_i) pi_q[acc_qn_i] <= acc_pi_i;
     if (d_consume) ci_q[qn] <= ci_d + 1'b1;
     if (err_set) st_q[err_qn] <= ST_ERR;
+    // A write error rolls ci back over younger speculative frames.
+    if (r_errph) ci_q[rc_qn] <= rc_widx + 1'b1;
     if (cfg_valid_i && cfg_restart) begin
       pi_q[cfg_qn_i] <= '0;
       ci_q[cfg_qn_i] <= '0;
@@ -346,7 +353,7 @@ module kite_rx_dma #(
   end
 
   // Line lookups.
-  logic [NLINE-1:0] hitv, a_hitv, freev, evv;
+  logic [NLINE-1:0] hitv, a_hitv, freev, evv, lbusy;
   logic             hit, a_hit;
   logic [LW-1:0]    h;
   always_comb begin
@@ -354,7 +361,7 @@ module kite_rx_dma #(
     for (int l = 0; l < NLINE; l++) begin
       hitv[l]   = lv_q[l] && lq_q[l] == qn;
       a_hitv[l] = lv_q[l] && lq_q[l] == a_qn_q;
-      evv[l]    = lout_q[l] == '0;
+      evv[l]    = lout_q[l] == '0 && !lbusy[l];
       freev[l]  = evv[l] && (!lv_q[l] || (lfe_q[l] == lci_q[l] && lpi_q[l] == lci_q[l]));
       if (hitv[l]) h = LW'(l);
     end
@@ -496,35 +503,63 @@ module kite_rx_dma #(
   assign {e_len, e_addr} = e_rd[e_bank_q];
 
   // ----------------------------------------------------------- dispatch
-  typedef enum logic [0:0] {D_LOOK, D_SG} dstate_e;
-  dstate_e dst_q;
-
-  logic          d_have, haz;
+  // One frame per cycle when its WQE is cached. A frame whose RQ has an
+  // older delivering frame in flight is speculative: the older frame's
+  // writes may still fail (RQ to ERR), so its own writes wait for that
+  // outcome (other frames' writes go ahead), and at retire it becomes the
+  // model's NO_BUF if the RQ went to ERR (its writes never issued, ci rolled
+  // back). A WQE read error (RQ to ERR at once) waits for all older frames
+  // of its RQ instead.
+  logic          d_have, haz, infl;
   logic          strip_d;
   logic [15:0]   dlen_d;
   logic [KW-1:0] slot_d;
   logic          rdy_d, s_err, s_bad;
   logic [SW:0]   s_nsge;
   logic [37:0]   s_cap;
-  logic [DW:0]   dq_used;
   assign slot_d = ci_d[KW-1:0];
   assign rdy_d  = rdy_q[{h, slot_d}];
   assign {s_err, s_nsge, s_cap, s_bad} = sum_mem[{h, slot_d}];
   assign strip_d = c_flags[0] && meta_num_vlans_i != 2'd0 && d_head[8*12 +: 16] == 16'h0081;
   assign dlen_d  = strip_d ? d_len - 16'd4 : d_len;
-  assign dq_used = dq_wr_q - dq_dp_q;
-  assign d_have  = dst_q == D_LOOK && meta_valid_i && dq_used != '0;
+  assign d_have  = meta_valid_i && dq_wr_q != dq_dp_q;
 
-  // Frames in flight to the same RQ whose writes may still fail: the model
-  // would see that RQ in ERR, so this frame waits for their outcome.
-  logic [NDESC-1:0] pend_q;
-  logic [QW-1:0]    pq_q [NDESC];
+  // Records dq_rd_q .. dq_dp_q - 1 (indexed like the descriptors).
+  logic [NDESC-1:0] infl_q;                 // not retired
+  logic [NDESC-1:0] pend_q;                 // delivering, not retired
+  logic [NDESC-1:0] spec_q;
+  logic [NDESC-1:0] todo_q;                 // scatter not started
+  logic [NDESC-1:0] fin_q;                  // all write requests issued (or none)
+  logic [NDESC-1:0] cancel_q;               // writes dropped: an older frame's failed
+  logic [NDESC-1:0] pv_q;                   // waits for the outcome of record prev
+  logic [NDESC-1:0] err_q;                  // a write failed
+  logic [QW-1:0]    pq_q   [NDESC];
+  logic [DW-1:0]    prev_q [NDESC];
+  logic [LW-1:0]    tl_q   [NDESC];         // scatter task: line, slot, entries, length, strip
+  logic [KW-1:0]    ts_q   [NDESC];
+  logic [SW:0]      tn_q   [NDESC];
+  logic [15:0]      td_q   [NDESC];
+  logic [NDESC-1:0] tstrip_q;
+  logic [SW:0]      rec_nwr [NDESC];        // write requests of the frame
+  logic [SW:0]      rec_got [NDESC];        // of which done
+  logic [DW-1:0]    dp_i;
+  assign dp_i = dq_dp_q[DW-1:0];
+
   always_comb begin
-    haz = 1'b0;
-    for (int i = 0; i < NDESC; i++) if (pend_q[i] && pq_q[i] == qn) haz = 1'b1;
+    haz  = 1'b0;
+    infl = 1'b0;
+    for (int i = 0; i < NDESC; i++) begin
+      if (pend_q[i] && pq_q[i] == qn) haz = 1'b1;
+      if (infl_q[i] && pq_q[i] == qn) infl = 1'b1;
+    end
   end
 
-  logic       r_errph;                      // the retire stage moves an RQ to ERR
+  // The youngest delivering frame per line, to chain a new one behind it.
+  logic [DW-1:0]    lr_q [NLINE];
+  logic [NLINE-1:0] lr_v_q;
+  logic             prev_v_d;
+  assign prev_v_d = lr_v_q[h] && pend_q[lr_q[h]] && pq_q[lr_q[h]] == qn && !(r_go && lr_q[h] == rt_i);
+
   logic       d_go, d_ok;
   logic [2:0] d_kind;
   logic       d_wait;
@@ -532,7 +567,7 @@ module kite_rx_dma #(
     d_kind  = EV_OK;
     d_wait  = 1'b0;
     d_alloc = 1'b0;
-    if (!d_have || haz) d_wait = 1'b1;
+    if (!d_have) d_wait = 1'b1;
     else if (!qn_ok || !en_q[qn] || st_q[qn] != ST_RDY) d_kind = EV_NO_BUF;
     else if (meta_malformed_i) d_kind = EV_MALFORMED;
     else if (pi_d == ci_d) d_kind = EV_NO_BUF_Q;
@@ -542,7 +577,7 @@ module kite_rx_dma #(
     end else if (!rdy_d) d_wait = 1'b1;
     else if (s_err) begin
       d_kind = EV_RD_ERR;
-      d_wait = r_errph;
+      d_wait = r_errph || infl;
     end else if (38'(dlen_d) > s_cap) d_kind = EV_OVERSIZE;
     else if (s_bad) d_kind = EV_PROT_ERR;
   end
@@ -569,47 +604,87 @@ module kite_rx_dma #(
   // index, then the ETH_RX CQE fields and the counter flags.
   localparam int unsigned REC_W = 3 + 16 + 16 + 16 + 16 + 32 + 8 + 1 + 16 + 3 + 16 + 2;
   logic [REC_W-1:0] rec_mem [NDESC];
-  logic [SW:0]      rec_nwr [NDESC];        // write requests of the frame
   always_ff @(posedge clk_i) begin
     if (d_go)
-      rec_mem[dq_dp_q[DW-1:0]] <= {d_kind, meta_rqn_i, c_cqn, ci_d, dlen_d, meta_hash_i, meta_hash_type_i,
-                                   strip_d, meta_tci_i, l3_ok_d, meta_l4_ok_i, meta_l4_bad_i, csum_fix,
-                                   l3_ok_d || meta_l4_ok_i, bad_csum_d};
+      rec_mem[dp_i] <= {d_kind, meta_rqn_i, c_cqn, ci_d, dlen_d, meta_hash_i, meta_hash_type_i,
+                        strip_d, meta_tci_i, l3_ok_d, meta_l4_ok_i, meta_l4_bad_i, csum_fix,
+                        l3_ok_d || meta_l4_ok_i, bad_csum_d};
   end
 
-  // Scatter: one write request per entry (up to the frame's end), one
-  // entry per cycle; each becomes a job for the word generator.
+  // ------------------------------------------------------------ scatter
+  // Tasks (delivering frames) in age order, skipping those that wait for an
+  // older frame of their RQ; one write request per entry (up to the frame's
+  // end), one per cycle, the next task's first entry read meanwhile.
+  logic [NDESC-1:0] okdone, faildone, elig_t, cancel_now;
+  always_comb begin
+    for (int j = 0; j < NDESC; j++) begin
+      okdone[j]   = !pend_q[j] || (fin_q[j] && !cancel_q[j] && rec_got[j] == rec_nwr[j] && !err_q[j]);
+      faildone[j] = pend_q[j] && (cancel_q[j] || (fin_q[j] && rec_got[j] == rec_nwr[j] && err_q[j]));
+    end
+    for (int i = 0; i < NDESC; i++) begin
+      elig_t[i]     = todo_q[i] && (!pv_q[i] || okdone[prev_q[i]]);
+      cancel_now[i] = todo_q[i] && pv_q[i] && faildone[prev_q[i]];
+    end
+  end
+
+  logic [DW-1:0] tk_pick;
+  logic          tk_any;
+  always_comb begin
+    tk_pick = '0;
+    tk_any  = 1'b0;
+    for (int k = NDESC - 1; k >= 0; k--)
+      if (elig_t[DW'(32'(dq_rd_q[DW-1:0]) + 32'(k))]) begin
+        tk_pick = DW'(32'(dq_rd_q[DW-1:0]) + 32'(k));
+        tk_any  = 1'b1;
+      end
+  end
+
+  logic          sg_run_q;
+  logic [DW-1:0] sg_i_q;
   logic [LW-1:0] sg_l_q;
   logic [KW-1:0] sg_slot_q;
   logic [SW:0]   si_q, nsge_q, nwr_q;
   logic [15:0]   off_q, dlen_q;
   logic          strip_q;
+  logic [AW-1:0] sg_start_q;
   logic [15:0]   n_cur;
   logic [31:0]   left32;
-  logic          wr_go, sg_last, jb_full;
-  logic [OW:0]   wo_q;                      // writes issued, done not yet taken
+  logic          wr_go, sg_last, sg_take, jb_full;
+  logic [OW:0]   wo_q;                      // write requests issued, not done
   assign left32 = 32'(dlen_q) - 32'(off_q);
   assign n_cur  = e_len < left32 ? e_len[15:0] : dlen_q - off_q;
-  assign wr_req_valid_o = dst_q == D_SG && !jb_full && wo_q != (OW + 1)'(WRQ);
+  assign wr_req_valid_o = sg_run_q && !jb_full && wo_q != (OW + 1)'(WRQ);
   assign wr_go   = wr_req_valid_o && wr_req_ready_i;
   assign sg_last = 17'(off_q) + 17'(n_cur) >= 17'(dlen_q) || si_q + 1'b1 >= nsge_q;
+  assign sg_take = tk_any && (!sg_run_q || (wr_go && sg_last));
   assign wr_req_id_o   = WR_ID;
   assign wr_req_fn_o   = lfn_q[sg_l_q];
   assign wr_req_addr_o = e_addr;
   assign wr_req_len_o  = n_cur;
 
   // The entry read for the next cycle.
-  logic [SW:0] e_sel;
+  logic [SW:0]   e_sel;
+  logic [AW-1:0] tk_start;
+  assign tk_start = desc_mem[tk_pick][AW-1:0];
   always_comb begin
-    if (dst_q == D_SG) begin
+    if (sg_take) begin
+      e_sel = '0;
+      e_row = {tl_q[tk_pick], ts_q[tk_pick], (SW - 2)'(0)};
+    end else begin
       e_sel = wr_go ? si_q + 1'b1 : si_q;
       e_row = {sg_l_q, sg_slot_q, e_sel[SW-1:2]};
-    end else begin
-      e_sel = '0;
-      e_row = {h, slot_d, (SW - 2)'(0)};
     end
     e_bank = e_sel[1:0];
   end
+
+  // Which record each write request belongs to (wr_done comes in request order).
+  logic [DW-1:0] wq_mem [WRQ];
+  logic [OW:0]   wq_wr_q, wq_rd_q;
+  logic [DW-1:0] dn_i;
+  logic          done_ours;
+  assign done_ours = wr_done_i && wr_done_id_i == WR_ID;
+  assign dn_i = wq_mem[wq_rd_q[OW-1:0]];
+  always_ff @(posedge clk_i) if (wr_go) wq_mem[wq_wr_q[OW-1:0]] <= sg_i_q;
 
   // Write jobs: (delivered offset of the word's lane 0, words, strip,
   // frame start, descriptor for the head bytes).
@@ -623,7 +698,7 @@ module kite_rx_dma #(
     if (wr_go)
       jb_mem[jb_wr_q[2:0]] <= {18'(off_q) - 18'(e_addr[5:0]),
                                11'((17'(e_addr[5:0]) + 17'(n_cur) + 17'd63) >> 6),
-                               strip_q, d_start, dq_dp_q[DW-1:0]};
+                               strip_q, sg_start_q, sg_i_q};
 
   // ------------------------------------------------------- word generator
   // Words of one job, window position p0 (delivered offset of lane 0)
@@ -697,40 +772,31 @@ module kite_rx_dma #(
   always_ff @(posedge clk_i) if (rd1_q) of_mem[of_wr_q] <= word;
 
   // -------------------------------------------------------------- retire
-  // Frames retire in order: a frame's write outcomes (wr_done, in request
-  // order, queued) are taken one per cycle; a failed write makes it an
-  // ERROR CQE and its RQ ERR (one cycle for that first); then its CQE and
-  // ci (both at once) and its ev record; then the frame buffer is released.
-  logic         done_ours;
-  logic [WRQ-1:0] dn_mem;
-  logic [OW:0]  dn_wr_q, dn_rd_q;
-  assign done_ours = wr_done_i && wr_done_id_i == WR_ID;
-  always_ff @(posedge clk_i) if (done_ours) dn_mem[dn_wr_q[OW-1:0]] <= wr_done_err_i;
-
+  // Frames retire in order once their writes are done: a failed write makes
+  // the frame an ERROR CQE and its RQ ERR (one cycle for that first, which
+  // also rolls ci back over younger speculative frames of the RQ); a
+  // speculative frame whose RQ is now ERR is the model's NO_BUF; then the
+  // CQE and ci (both at once) and the ev record; the frame buffer is freed.
   logic [2:0]  rc_kind;
-  logic [15:0] rc_rqn, rc_cqn, rc_widx, rc_dlen, rc_tci, rc_csum;
+  logic [15:0] rc_rqn, rc_cqn, rc_dlen, rc_tci, rc_csum;
   logic [31:0] rc_hash;
   logic [7:0]  rc_htype;
   logic        rc_strip, rc_l3ok, rc_l4ok, rc_l4bad, rc_csum_ok, rc_bad_csum;
+  assign rt_i = dq_rd_q[DW-1:0];
   assign {rc_kind, rc_rqn, rc_cqn, rc_widx, rc_dlen, rc_hash, rc_htype, rc_strip, rc_tci, rc_l3ok, rc_l4ok,
-          rc_l4bad, rc_csum, rc_csum_ok, rc_bad_csum} = rec_mem[dq_rd_q[DW-1:0]];
-  logic [QW-1:0] rc_qn;
+          rc_l4bad, rc_csum, rc_csum_ok, rc_bad_csum} = rec_mem[rt_i];
   assign rc_qn = rc_rqn[QW-1:0];
 
-  logic        r_have, r_pop, r_resolved, r_failed, r_ready, r_go, need_cqe;
-  logic [SW:0] r_nwr, h_got_q, r_got;
-  logic        h_err_q, h_errd_q, cqe_sent_q, ci_sent_q, r_err;
+  logic        r_have, r_resolved, r_failed, r_conv, r_ready, need_cqe;
+  logic        h_errd_q, cqe_sent_q, ci_sent_q;
   logic [2:0]  r_kind;
   assign r_have     = dq_rd_q != dq_dp_q;
-  assign r_nwr      = rec_nwr[dq_rd_q[DW-1:0]];
-  assign r_pop      = r_have && h_got_q != r_nwr && dn_wr_q != dn_rd_q;
-  assign r_got      = h_got_q + (SW + 1)'(r_pop);
-  assign r_err      = h_err_q || (r_pop && dn_mem[dn_rd_q[OW-1:0]]);
-  assign r_resolved = r_have && r_got == r_nwr;
-  assign r_failed   = rc_kind == EV_OK && r_err;
+  assign r_resolved = r_have && fin_q[rt_i] && rec_got[rt_i] == rec_nwr[rt_i];
+  assign r_failed   = rc_kind == EV_OK && !cancel_q[rt_i] && err_q[rt_i];
+  assign r_conv     = cancel_q[rt_i] || (spec_q[rt_i] && st_q[rc_qn] == ST_ERR);
   assign r_errph    = r_resolved && r_failed && !h_errd_q;
   assign r_ready    = r_resolved && !r_errph;
-  assign r_kind     = r_failed ? EV_WR_ERR : rc_kind;
+  assign r_kind     = r_failed ? EV_WR_ERR : (r_conv ? EV_NO_BUF : rc_kind);
   assign need_cqe   = r_kind == EV_OK || r_kind == EV_PROT_ERR || r_kind == EV_WR_ERR;
   assign cqe_valid_o  = r_ready && need_cqe && !cqe_sent_q;
   assign rqci_valid_o = r_ready && need_cqe && !ci_sent_q;
@@ -768,7 +834,8 @@ module kite_rx_dma #(
   logic unused;
   // RX_FCS / RX_ALL: not in this block (rtl.rst); the retire side's head
   // bytes and start are the generator's.
-  assign unused = ^{c_flags[7:1], a_flags, a_cqn, r_head, r_nz, r_start, d_beats, d_head[95:0], e_sel[SW]};
+  assign unused = ^{c_flags[7:1], a_flags, a_cqn, r_head, r_nz, r_start, d_beats, d_head[95:0], e_sel[SW],
+                    d_start};
 
   assign rqci_qn_o = rc_qn;
   assign rqci_ci_o = rc_widx + 1'b1;
@@ -789,9 +856,18 @@ module kite_rx_dma #(
   assign ev_bad_csum_o = rc_bad_csum;
 
   // ------------------------------------------------------------ sequential
+  // Lines: busy while a scatter task still reads its entries.
+  always_comb begin
+    for (int l = 0; l < NLINE; l++) begin
+      lbusy[l] = sg_run_q && sg_l_q == LW'(l);
+      for (int i = 0; i < NDESC; i++) if (todo_q[i] && tl_q[i] == LW'(l)) lbusy[l] = 1'b1;
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       lv_q      <= '0;
+      lr_v_q    <= '0;
       rdy_q     <= '0;
       vp_q      <= '0;
       pf_v_q    <= 1'b0;
@@ -812,6 +888,7 @@ module kite_rx_dma #(
       rb_err_q  <= 1'b0;
       for (int l = 0; l < NLINE; l++) begin
         lq_q[l]    <= '0;
+        lr_q[l]    <= '0;
         lci_q[l]   <= '0;
         lfe_q[l]   <= '0;
         lpi_q[l]   <= '0;
@@ -863,13 +940,14 @@ module kite_rx_dma #(
 
       // Consumption: a PROT_ERR WQE at dispatch, a delivering one once its
       // last entry is read (its slot must not be refilled before).
-      if (d_go && d_kind == EV_PROT_ERR) begin
-        lci_q[h] <= lci_q[h] + 1'b1;
-        rdy_q[{h, slot_d}] <= 1'b0;
-      end
-      if (wr_go && sg_last) begin
-        lci_q[sg_l_q] <= lci_q[sg_l_q] + 1'b1;
-        rdy_q[{sg_l_q, sg_slot_q}] <= 1'b0;
+      for (int l = 0; l < NLINE; l++)
+        lci_q[l] <= lci_q[l] + 16'(d_go && d_kind == EV_PROT_ERR && h == LW'(l)) +
+                    16'(wr_go && sg_last && sg_l_q == LW'(l));
+      if (d_go && d_kind == EV_PROT_ERR) rdy_q[{h, slot_d}] <= 1'b0;
+      if (wr_go && sg_last) rdy_q[{sg_l_q, sg_slot_q}] <= 1'b0;
+      if (d_ok) begin
+        lr_q[h]   <= dp_i;
+        lr_v_q[h] <= 1'b1;
       end
 
       // Doorbells move pi.
@@ -878,6 +956,7 @@ module kite_rx_dma #(
 
       if (alloc) begin
         lv_q[al_l]    <= 1'b1;
+        lr_v_q[al_l]  <= 1'b0;
         lq_q[al_l]    <= al_qn;
         lci_q[al_l]   <= al_ci;
         lfe_q[al_l]   <= al_ci;
@@ -901,13 +980,23 @@ module kite_rx_dma #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      dst_q      <= D_LOOK;
       dq_dp_q    <= '0;
       dq_rd_q    <= '0;
       rel_ptr_q  <= '0;
+      infl_q     <= '0;
       pend_q     <= '0;
+      spec_q     <= '0;
+      todo_q     <= '0;
+      fin_q      <= '0;
+      cancel_q   <= '0;
+      pv_q       <= '0;
+      err_q      <= '0;
+      tstrip_q   <= '0;
+      sg_run_q   <= 1'b0;
+      sg_i_q     <= '0;
       sg_l_q     <= '0;
       sg_slot_q  <= '0;
+      sg_start_q <= '0;
       si_q       <= '0;
       nsge_q     <= '0;
       nwr_q      <= '0;
@@ -915,6 +1004,8 @@ module kite_rx_dma #(
       dlen_q     <= '0;
       strip_q    <= 1'b0;
       wo_q       <= '0;
+      wq_wr_q    <= '0;
+      wq_rd_q    <= '0;
       jb_wr_q    <= '0;
       jb_rd_q    <= '0;
       g_busy_q   <= 1'b0;
@@ -932,48 +1023,85 @@ module kite_rx_dma #(
       of_cnt_q   <= '0;
       of_wr_q    <= '0;
       of_rd_q    <= '0;
-      dn_wr_q    <= '0;
-      dn_rd_q    <= '0;
-      h_got_q    <= '0;
-      h_err_q    <= 1'b0;
       h_errd_q   <= 1'b0;
       cqe_sent_q <= 1'b0;
       ci_sent_q  <= 1'b0;
       for (int i = 0; i < NDESC; i++) begin
         pq_q[i]    <= '0;
+        prev_q[i]  <= '0;
+        tl_q[i]    <= '0;
+        ts_q[i]    <= '0;
+        tn_q[i]    <= '0;
+        td_q[i]    <= '0;
         rec_nwr[i] <= '0;
+        rec_got[i] <= '0;
       end
     end else begin
-      // Dispatch.
+      // A retiring frame releases the frames chained behind it (before the
+      // dispatch below, which may reuse a chain entry).
+      if (r_go)
+        for (int i = 0; i < NDESC; i++) if (prev_q[i] == rt_i) pv_q[i] <= 1'b0;
+
+      // Dispatch: a new record.
       if (d_go) begin
-        pq_q[dq_dp_q[DW-1:0]]    <= qn;
-        rec_nwr[dq_dp_q[DW-1:0]] <= '0;
-        if (d_ok) begin
-          pend_q[dq_dp_q[DW-1:0]] <= 1'b1;
-          sg_l_q    <= h;
-          sg_slot_q <= slot_d;
-          si_q      <= '0;
-          nsge_q    <= s_nsge;
-          nwr_q     <= '0;
-          off_q     <= '0;
-          dlen_q    <= dlen_d;
-          strip_q   <= strip_d;
-          dst_q     <= D_SG;
-        end else begin
-          dq_dp_q <= dq_dp_q + 1'b1;
-        end
+        dq_dp_q          <= dq_dp_q + 1'b1;
+        infl_q[dp_i]     <= 1'b1;
+        pend_q[dp_i]     <= d_ok;
+        spec_q[dp_i]     <= haz;
+        todo_q[dp_i]     <= d_ok && dlen_d != '0;
+        fin_q[dp_i]      <= !(d_ok && dlen_d != '0);
+        cancel_q[dp_i]   <= 1'b0;
+        pv_q[dp_i]       <= d_ok && prev_v_d;
+        err_q[dp_i]      <= 1'b0;
+        pq_q[dp_i]       <= qn;
+        prev_q[dp_i]     <= lr_q[h];
+        tl_q[dp_i]       <= h;
+        ts_q[dp_i]       <= slot_d;
+        tn_q[dp_i]       <= s_nsge;
+        td_q[dp_i]       <= dlen_d;
+        tstrip_q[dp_i]   <= strip_d;
+        rec_nwr[dp_i]    <= '0;
+        rec_got[dp_i]    <= '0;
       end
+
+      // Scatter.
+      for (int i = 0; i < NDESC; i++)
+        if (cancel_now[i]) begin
+          todo_q[i]   <= 1'b0;
+          fin_q[i]    <= 1'b1;
+          cancel_q[i] <= 1'b1;
+        end
       if (wr_go) begin
         off_q <= off_q + n_cur;
         si_q  <= si_q + 1'b1;
         nwr_q <= nwr_q + 1'b1;
         if (sg_last) begin
-          rec_nwr[dq_dp_q[DW-1:0]] <= nwr_q + 1'b1;
-          dq_dp_q <= dq_dp_q + 1'b1;
-          dst_q   <= D_LOOK;
+          rec_nwr[sg_i_q] <= nwr_q + 1'b1;
+          fin_q[sg_i_q]   <= 1'b1;
+          sg_run_q        <= 1'b0;
         end
       end
-      wo_q <= wo_q + (OW + 1)'(wr_go) - (OW + 1)'(r_pop);
+      if (sg_take) begin
+        sg_run_q        <= 1'b1;
+        todo_q[tk_pick] <= 1'b0;
+        sg_i_q     <= tk_pick;
+        sg_l_q     <= tl_q[tk_pick];
+        sg_slot_q  <= ts_q[tk_pick];
+        sg_start_q <= tk_start;
+        si_q       <= '0;
+        nsge_q     <= tn_q[tk_pick];
+        nwr_q      <= '0;
+        off_q      <= '0;
+        dlen_q     <= td_q[tk_pick];
+        strip_q    <= tstrip_q[tk_pick];
+      end
+      if (wr_go) wq_wr_q <= wq_wr_q + 1'b1;
+      if (done_ours) begin
+        wq_rd_q       <= wq_rd_q + 1'b1;
+        rec_got[dn_i] <= rec_got[dn_i] + 1'b1;
+        if (wr_done_err_i) err_q[dn_i] <= 1'b1;
+      end
+      wo_q <= wo_q + (OW + 1)'(wr_go) - (OW + 1)'(done_ours);
       if (wr_go) jb_wr_q <= jb_wr_q + 1'b1;
 
       // Word generator and output FIFO.
@@ -1002,21 +1130,14 @@ module kite_rx_dma #(
       of_cnt_q <= of_cnt_q + 3'(rd1_q) - 3'(out_pop);
 
       // Retire.
-      if (done_ours) dn_wr_q <= dn_wr_q + 1'b1;
-      if (r_pop) begin
-        dn_rd_q <= dn_rd_q + 1'b1;
-        h_got_q <= r_got;
-        h_err_q <= r_err;
-      end
       if (r_errph) h_errd_q <= 1'b1;
       if (cqe_valid_o && cqe_ready_i) cqe_sent_q <= 1'b1;
       if (rqci_valid_o && rqci_ready_i) ci_sent_q <= 1'b1;
       if (r_go) begin
-        pend_q[dq_rd_q[DW-1:0]] <= 1'b0;
+        infl_q[rt_i] <= 1'b0;
+        pend_q[rt_i] <= 1'b0;
         dq_rd_q    <= dq_rd_q + 1'b1;
         rel_ptr_q  <= rel_ptr_q + r_beats;
-        h_got_q    <= '0;
-        h_err_q    <= 1'b0;
         h_errd_q   <= 1'b0;
         cqe_sent_q <= 1'b0;
         ci_sent_q  <= 1'b0;

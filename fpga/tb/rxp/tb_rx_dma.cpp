@@ -524,8 +524,8 @@ struct Bench {
     }
 
     // Back-to-back IPv4/UDP frames of one size, RSS over @nrq RQs (RQs
-    // 1..nrq, 256-entry rings posted full of single-entry 9 KiB buffers,
-    // 64-byte aligned), no back-pressure, fixed WQE read latency, wr_done 3
+    // 1..nrq, 256-entry rings posted full of single-entry buffers of the frame
+    // size, 64-byte aligned), no back-pressure, fixed WQE read latency, wr_done 3
     // cycles after a write's last word (kite_pcie_wr hands a TLP to the
     // core once its words are in): cycles per frame in steady state.
     double throughput(unsigned size, unsigned lat, unsigned nrq) {
@@ -537,7 +537,10 @@ struct Bench {
         rc.hash_fields = nrq > 1 ? uint8_t(kite::spec::rss_field::IPV4 | kite::spec::rss_field::IPV4_UDP) : 0;
         rc.table_size = 64;
         for (unsigned i = 0; i < 64; i++) rc.table[i] = uint16_t(1 + i % nrq);
-        unsigned slot = 0;
+        // Each RQ's WQEs get distinct buffers (writes of different RQs
+        // may be issued out of frame order; the host never shares a buffer).
+        const uint32_t bsz = (size + 63) & ~63u;
+        const unsigned per = std::min(256u, unsigned((BUF_HI - BUF_LO) / bsz) / nrq);
         for (unsigned q = 1; q <= nrq; q++) {
             ctx::wq_ctx &w = ref.hw.rq[q];
             w = ctx::wq_ctx{};
@@ -550,10 +553,10 @@ struct Bench {
             w.base = 0x40000 + uint64_t(q) * 0x1000;
             configure(q, false, true);
             unsigned size_q = 1u << w.log_size;
-            for (unsigned k = 0; k < size_q; k++, slot++) {
+            for (unsigned k = 0; k < size_q; k++) {
                 uint8_t e[16]{};
-                uint64_t addr = BUF_LO + uint64_t(slot % 256) * 0x2400;
-                uint32_t len = 0x2400;
+                uint64_t addr = BUF_LO + uint64_t((q - 1) * per + k % per) * bsz;
+                uint32_t len = bsz;
                 std::memcpy(e, &addr, 8);
                 std::memcpy(e + 8, &len, 4);
                 both_write(w.base + 16ull * k, e, 16);
@@ -565,7 +568,7 @@ struct Bench {
             step();
         }
         for (int i = 0; i < 300; i++) step();  // the prefetch fills
-        const unsigned n = nrq > 1 ? 600 : 200;
+        const unsigned n = std::min(nrq > 1 ? 600u : 200u, nrq * per / 2);
         for (unsigned i = 0; i < n; i++) {
             Frame f = tb::rbytes(rng, size);
             put16(f, 12, 0x0800);
