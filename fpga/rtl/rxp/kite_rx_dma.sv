@@ -33,11 +33,26 @@
 // (even/odd beat banks, so both beats come in one cycle) shifted to the
 // word's frame offset; with VLAN_STRIP the first 12 delivered bytes come from
 // the frame head kept with the frame. One word per cycle.
+//
+// Throughput (rtl.rst has the figures): WQEs are read ahead of the frames.
+// A doorbell gives its RQ a cache line (NLINE lines of NWQE WQEs) and the
+// WQEs from ci to pi are read, one request each, up to RDQ in flight; each
+// answer is reduced to (read failed, entries, capacity, bad lkey) for the
+// checks, its entries kept in RAM for the writes. A cached WQE that failed
+// to read is only acted on (RQ to ERR) when a frame takes it, as the model
+// reads it then; lines are dropped on a context write and on ERR. Frames
+// are checked one per cycle (dispatch), their writes issued per scatter
+// entry one per cycle (scatter), and retired in order once their writes are
+// done (CQE, ci, ev). A frame's writes wait for the outcome of the writes of
+// the previous delivering frame of its RQ (a failure would have put the RQ
+// in ERR first); those of other RQs go ahead. Frames dispatched meanwhile
+// are speculative and turn into the model's NO_BUF at retire when the RQ
+// went to ERR (their writes are never issued, ci is rolled back).
 module kite_rx_dma #(
   parameter int unsigned NQ      = 512,
   parameter int unsigned FN_W    = 5,
   parameter int unsigned DEPTH   = 512,   // frame buffer, 64-byte beats (power of 2)
-  parameter int unsigned NDESC   = 16,    // frames held (power of 2)
+  parameter int unsigned NDESC   = 32,    // frames held (power of 2)
   parameter int unsigned MAX_SGE = 32,    // 512-byte WQE stride
   // WQE prefetch (see rtl.rst): NLINE RQs at a time each keep up to NWQE
   // WQEs read ahead of ci, with up to RDQ WQE reads in flight.
@@ -518,7 +533,11 @@ module kite_rx_dma #(
   logic [SW:0]   s_nsge;
   logic [37:0]   s_cap;
   assign slot_d = ci_d[KW-1:0];
-  assign rdy_d  = rdy_q[{h, slot_d}];
+  // The slot holds WQE ci only while ci is within NWQE of the line's oldest
+  // WQE still being written (dispatch may run that far ahead).
+  logic [15:0] lag_d;
+  assign lag_d  = ci_d - lci_q[h];
+  assign rdy_d  = rdy_q[{h, slot_d}] && lag_d < 16'(NWQE);
   assign {s_err, s_nsge, s_cap, s_bad} = sum_mem[{h, slot_d}];
   assign strip_d = c_flags[0] && meta_num_vlans_i != 2'd0 && d_head[8*12 +: 16] == 16'h0081;
   assign dlen_d  = strip_d ? d_len - 16'd4 : d_len;

@@ -226,12 +226,25 @@ struct Bench {
         std::memcpy(&rtl.mem[a], p, n);
     }
 
+    // Buffers of posted, not yet consumed WQEs.
+    struct Live { unsigned q; uint16_t idx; uint64_t a; uint32_t l; };
+    std::vector<Live> live;
+    bool shared(unsigned q, uint64_t a, uint32_t l) const {
+        for (const Live &x : live)
+            if (x.q != q && a < x.a + x.l && x.a < a + l) return true;
+        return false;
+    }
+
     // Posts up to @max WQEs on RQ q and rings its doorbell.
     void post(unsigned q, unsigned max) {
         ctx::wq_ctx &w = ref.hw.rq[q];
         if (w.state != kite::spec::wq_state::RDY) return;
         unsigned size = 1u << w.log_size, stride = 1u << w.log_stride, slots = stride / 16;
         unsigned n = std::min<unsigned>(max, size - uint16_t(w.pi - w.ci));
+        std::erase_if(live, [&](const Live &x) {
+            const ctx::wq_ctx &r = ref.hw.rq[x.q];
+            return uint16_t(x.idx - r.ci) >= uint16_t(r.pi - r.ci);
+        });
         for (unsigned k = 0; k < n; k++) {
             std::vector<uint8_t> wqe = tb::rbytes(rng, stride);
             unsigned nsge = tb::chance(rng, 0.6) ? 1 : tb::rnd(rng, 1, slots);
@@ -245,8 +258,14 @@ struct Bench {
                     if (nsge == 1 && tb::chance(rng, 0.9)) len = tb::rnd(rng, 1600, 9100);
                     if (nsge > 1 && i == 0 && tb::chance(rng, 0.25)) len = tb::rnd(rng, 1, 100);
                     if (nsge > 1 && i == nsge - 1 && tb::chance(rng, 0.7)) len = tb::rnd(rng, 1600, 9100);
-                    addr = tb::rnd(rng, uint32_t(BUF_LO), uint32_t(BUF_HI - len - 1));
-                    if (tb::chance(rng, 0.3)) addr &= ~uint64_t(63);
+                    // A host never posts one buffer on two RQs: frames of
+                    // different RQs may be written in any order.
+                    for (int t = 0; t < 64; t++) {
+                        addr = tb::rnd(rng, uint32_t(BUF_LO), uint32_t(BUF_HI - len - 1));
+                        if (tb::chance(rng, 0.3)) addr &= ~uint64_t(63);
+                        if (!shared(q, addr, len)) break;
+                    }
+                    live.push_back({q, w.pi, addr, len});
                     if (tb::chance(rng, 0.02)) lkey = tb::rnd(rng, 1, 0xffffffff);
                     if (i == nsge - 1 && tb::chance(rng, 0.02)) addr = FAULT + tb::rnd(rng, 0, 0x1000);
                 } else if (i > nsge) {
