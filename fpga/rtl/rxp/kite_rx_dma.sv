@@ -875,11 +875,12 @@ module kite_rx_dma #(
   assign ev_bad_csum_o = rc_bad_csum;
 
   // ------------------------------------------------------------ sequential
-  // Lines: busy while a scatter task still reads its entries.
+  // Lines: kept while a delivering frame taken from them is in flight (its
+  // entries are still to be read, and the next frame of the RQ chains to it).
   always_comb begin
     for (int l = 0; l < NLINE; l++) begin
-      lbusy[l] = sg_run_q && sg_l_q == LW'(l);
-      for (int i = 0; i < NDESC; i++) if (todo_q[i] && tl_q[i] == LW'(l)) lbusy[l] = 1'b1;
+      lbusy[l] = 1'b0;
+      for (int i = 0; i < NDESC; i++) if (pend_q[i] && tl_q[i] == LW'(l)) lbusy[l] = 1'b1;
     end
   end
 

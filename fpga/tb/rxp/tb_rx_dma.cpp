@@ -45,9 +45,11 @@ namespace ctx = kite::ctx;
 
 constexpr size_t MEM = 0x400000;
 constexpr uint64_t FAULT = 0x300000;         // DMA at or above fails
-constexpr uint64_t BUF_LO = 0x80000, BUF_HI = 0x300000;
-constexpr unsigned NRQ = 9;                  // RQs 1..7 in the random rounds (0 never), 1..8 in the bench
-constexpr unsigned NRQ_RAND = 8;
+constexpr uint64_t BUF_LO = 0x100000, BUF_HI = 0x300000;
+// RQs 1..12 in the random rounds (0 never, 7 not ready; more RQs than the
+// RTL's 8 WQE cache lines), 1..8 in the bench.
+constexpr unsigned NRQ = 13;
+constexpr unsigned NRQ_RAND = 13;
 constexpr unsigned NCQ_USED = 2;             // CQs 1, 2
 constexpr unsigned CQ_LOG = 12;
 
@@ -172,7 +174,7 @@ struct Bench {
         for (auto &k : rc.key) k = uint8_t(rng());
         for (unsigned i = 0; i < 64; i++) {
             unsigned x = tb::rnd(rng, 0, 20);
-            rc.table[i] = uint16_t(x < 16 ? 1 + x % 6 : (x < 18 ? 7 : (x < 19 ? 0 : 600)));
+            rc.table[i] = uint16_t(x < 16 ? 1 + x % 12 : (x < 18 ? 7 : (x < 19 ? 0 : 600)));
         }
         rc.table[0] = 1;  // malformed frames are not hashed: table[0]
         for (unsigned q = 1; q < NRQ_RAND; q++) configure(q, true);
