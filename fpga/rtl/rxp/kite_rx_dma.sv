@@ -33,12 +33,33 @@
 // (even/odd beat banks, so both beats come in one cycle) shifted to the
 // word's frame offset; with VLAN_STRIP the first 12 delivered bytes come from
 // the frame head kept with the frame. One word per cycle.
+//
+// Throughput (rtl.rst has the figures): WQEs are read ahead of the frames.
+// A doorbell gives its RQ a cache line (NLINE lines of NWQE WQEs) and the
+// WQEs from ci to pi are read, one request each, up to RDQ in flight; each
+// answer is reduced to (read failed, entries, capacity, bad lkey) for the
+// checks, its entries kept in RAM for the writes. A cached WQE that failed
+// to read is only acted on (RQ to ERR) when a frame takes it, as the model
+// reads it then; lines are dropped on a context write and on ERR. Frames
+// are checked one per cycle (dispatch), their writes issued per scatter
+// entry one per cycle (scatter), and retired in order once their writes are
+// done (CQE, ci, ev). A frame's writes wait for the outcome of the writes of
+// the previous delivering frame of its RQ (a failure would have put the RQ
+// in ERR first); those of other RQs go ahead. Frames dispatched meanwhile
+// are speculative and turn into the model's NO_BUF at retire when the RQ
+// went to ERR (their writes are never issued, ci is rolled back).
 module kite_rx_dma #(
   parameter int unsigned NQ      = 512,
   parameter int unsigned FN_W    = 5,
   parameter int unsigned DEPTH   = 512,   // frame buffer, 64-byte beats (power of 2)
-  parameter int unsigned NDESC   = 16,    // frames held (power of 2)
+  parameter int unsigned NDESC   = 32,    // frames held (power of 2)
   parameter int unsigned MAX_SGE = 32,    // 512-byte WQE stride
+  // WQE prefetch (see rtl.rst): NLINE RQs at a time each keep up to NWQE
+  // WQEs read ahead of ci, with up to RDQ WQE reads in flight.
+  parameter int unsigned NLINE   = 8,
+  parameter int unsigned NWQE    = 32,    // power of 2
+  parameter int unsigned RDQ     = 256,   // power of 2
+  parameter int unsigned WRQ     = 64,    // data writes awaiting wr_done (power of 2)
   parameter int unsigned ID_W    = 8,
   parameter logic [ID_W-1:0] RD_ID = '0,
   parameter logic [ID_W-1:0] WR_ID = '0
@@ -142,6 +163,12 @@ module kite_rx_dma #(
   localparam int unsigned AW = $clog2(DEPTH);
   localparam int unsigned DW = $clog2(NDESC);
   localparam int unsigned SW = $clog2(MAX_SGE);
+  localparam int unsigned LW = NLINE > 1 ? $clog2(NLINE) : 1;
+  localparam int unsigned KW = $clog2(NWQE);
+  localparam int unsigned RW = $clog2(RDQ);
+  localparam int unsigned OW = $clog2(WRQ);
+  localparam int unsigned ROWS = NLINE * NWQE * MAX_SGE / 4;   // scatter RAM rows per bank
+  localparam int unsigned NSLOT = NLINE * NWQE;
 
   localparam logic [2:0] EV_OK = 3'd0, EV_NO_BUF = 3'd1, EV_NO_BUF_Q = 3'd2, EV_MALFORMED = 3'd3,
                          EV_OVERSIZE = 3'd4, EV_RD_ERR = 3'd5, EV_PROT_ERR = 3'd6, EV_WR_ERR = 3'd7;
@@ -159,11 +186,12 @@ module kite_rx_dma #(
   logic [143:0] in_head_q;                    // frame bytes 0..17
   logic         in_nz_q;                      // a non-zero byte at 18 or later
 
-  // Descriptor FIFO: start, beats, length, head, nz.
+  // Frame descriptors: written at the frame's last beat, dispatched at
+  // dq_dp_q, retired (buffer released) at dq_rd_q.
   localparam int unsigned DESC_W = AW + AW + 1 + 16 + 144 + 1;
   logic [DESC_W-1:0] desc_mem [NDESC];
-  logic [DW:0]       dq_wr_q, dq_rd_q;
-  logic              dq_full, dq_empty;
+  logic [DW:0]       dq_wr_q, dq_dp_q, dq_rd_q;
+  logic              dq_full;
 
   logic [6:0]   beat_bytes;
   logic [143:0] head_now;
@@ -171,7 +199,6 @@ module kite_rx_dma #(
   logic         s_go;
 
   assign dq_full  = (dq_wr_q - dq_rd_q) == (DW + 1)'(NDESC);
-  assign dq_empty = dq_wr_q == dq_rd_q;
   assign s_ready_o = (in_ptr_q - rel_ptr_q) != (AW + 1)'(DEPTH) && !dq_full;
   assign s_go = s_valid_i && s_ready_o;
 
@@ -214,46 +241,55 @@ module kite_rx_dma #(
     end
   end
 
-  logic [AW-1:0] f_start;
-  logic [AW:0]  f_beats;
-  logic [15:0]  f_len;
-  logic [143:0] f_head;
-  logic         f_nz;
-  assign {f_nz, f_head, f_len, f_beats, f_start} = desc_mem[dq_rd_q[DW-1:0]];
+  // Dispatch side of the descriptor at dq_dp_q.
+  logic [AW-1:0] d_start;
+  logic [AW:0]   d_beats;
+  logic [15:0]   d_len;
+  logic [143:0]  d_head;
+  logic          d_nz;
+  assign {d_nz, d_head, d_len, d_beats, d_start} = desc_mem[dq_dp_q[DW-1:0]];
+  // Retire side (dq_rd_q).
+  logic [AW-1:0] r_start;
+  logic [AW:0]   r_beats;
+  logic [15:0]   r_len;
+  logic [143:0]  r_head;
+  logic          r_nz;
+  assign {r_nz, r_head, r_len, r_beats, r_start} = desc_mem[dq_rd_q[DW-1:0]];
 
   // ------------------------------------------------------------ RQ contexts
   localparam int unsigned CTX_W = FN_W + 4 + 4 + 16 + 64 + 8;
   logic [CTX_W-1:0] ctx_mem [NQ];
-  logic [CTX_W-1:0] ctx_q;
+  logic [CTX_W-1:0] ctx_a_q;                  // for a doorbell's line
   logic [NQ-1:0]    en_q;
   // State, pi and ci: no reset (en_q says which entries hold a context).
   logic [1:0]       st_q [NQ];
   logic [15:0]      pi_q [NQ];
   logic [15:0]      ci_q [NQ];
 
+  // The head frame's RQ (the meta port holds it until dispatched).
+  logic [QW-1:0]   qn;
+  logic            qn_ok;
+  assign qn    = meta_rqn_i[QW-1:0];
+  assign qn_ok = meta_rqn_i < 16'(NQ);
+
   logic [FN_W-1:0] c_fn;
   logic [3:0]      c_lsz, c_lstr;
   logic [15:0]     c_cqn;
   logic [63:0]     c_base;
   logic [7:0]      c_flags;
-  assign {c_fn, c_lsz, c_lstr, c_cqn, c_base, c_flags} = ctx_q;
+  assign {c_fn, c_lsz, c_lstr, c_cqn, c_base, c_flags} = ctx_mem[qn];
 
-  // FSM
-  typedef enum logic [3:0] {
-    S_IDLE, S_LOOK, S_RDREQ, S_RDRSP, S_CHECK, S_WRREQ, S_WRDATA, S_WAIT, S_CQE, S_CI, S_REL
-  } state_e;
-  state_e state_q;
-
-  logic [QW-1:0] qn_q;
-  logic          qn_ok_q;
-  logic [2:0]    kind_q;
-  logic          ci_step, err_set;
-  logic          err_wr_q;
+  logic [FN_W-1:0] a_fn;
+  logic [3:0]      a_lsz, a_lstr;
+  logic [15:0]     a_cqn;
+  logic [63:0]     a_base;
+  logic [7:0]      a_flags;
+  assign {a_fn, a_lsz, a_lstr, a_cqn, a_base, a_flags} = ctx_a_q;
 
   always_ff @(posedge clk_i) begin
     if (cfg_valid_i) ctx_mem[cfg_qn_i] <= {cfg_fn_i, cfg_log_size_i, cfg_log_stride_i, cfg_cqn_i,
                                            cfg_base_i, cfg_flags_i};
-    ctx_q <= ctx_mem[meta_rqn_i[QW-1:0]];
+    ctx_a_q <= ctx_mem[acc_qn_i];
   end
 
   // As the queue manager: pi = ci = 0 on RST, or RDY from RST (an entry
@@ -267,12 +303,25 @@ module kite_rx_dma #(
     else if (cfg_valid_i) en_q[cfg_qn_i] <= cfg_en_i;
   end
 
-  // Two write ports each; a context write wins over the datapath's update
-  // of the same entry (it comes last).
+  logic          d_consume;           // dispatch takes the WQE at ci
+  logic          r_errph;             // retire: a write failed, RQ to ERR
+  logic [QW-1:0] rc_qn;               // the retiring frame's RQ, WQE index
+  logic [15:0]   rc_widx;
+  logic          r_go;                // the frame at dq_rd_q retires
+  logic [$clog2(NDESC)-1:0] rt_i;
+  logic          err_set;             // an RQ goes to ERR
+  logic [QW-1:0] err_qn;
+  logic [15:0]   ci_d, pi_d;
+  assign ci_d = ci_q[qn];
+  assign pi_d = pi_q[qn];
+
+  // A context write wins over the datapath's update of the same entry.
   always_ff @(posedge clk_i) begin
     if (acc_valid_i) pi_q[acc_qn_i] <= acc_pi_i;
-    if (ci_step) ci_q[qn_q] <= ci_cur + 1'b1;
-    if (err_set) st_q[qn_q] <= ST_ERR;
+    if (d_consume) ci_q[qn] <= ci_d + 1'b1;
+    if (err_set) st_q[err_qn] <= ST_ERR;
+    // A write error rolls ci back over younger speculative frames.
+    if (r_errph) ci_q[rc_qn] <= rc_widx + 1'b1;
     if (cfg_valid_i && cfg_restart) begin
       pi_q[cfg_qn_i] <= '0;
       ci_q[cfg_qn_i] <= '0;
@@ -280,30 +329,155 @@ module kite_rx_dma #(
     if (cfg_valid_i) st_q[cfg_qn_i] <= cfg_state_i;
   end
 
-  // --------------------------------------------------------- frame, WQE
-  logic [15:0] dlen_q;
-  logic        strip_q;
-  logic [15:0] ci_cur;
-  assign ci_cur = ci_q[qn_q];
+  // --------------------------------------------------------- WQE cache
+  // A line caches one RQ's WQEs from lci (= the RQ's ci) up to lfe (next to
+  // read), at most NWQE, slot = index mod NWQE. Lines are allocated on a
+  // doorbell (a free or idle line) or when a frame finds its RQ without one
+  // (any line without reads in flight), and dropped on any context write of
+  // their RQ and when it goes to ERR. A line is reused only once its reads
+  // have been answered, so a late answer never lands in another RQ's line.
+  logic [NLINE-1:0] lv_q;
+  logic [QW-1:0]    lq_q    [NLINE];
+  logic [15:0]      lci_q   [NLINE];
+  logic [15:0]      lfe_q   [NLINE];
+  logic [15:0]      lpi_q   [NLINE];
+  logic [63:0]      lbase_q [NLINE];
+  logic [3:0]       llsz_q  [NLINE];
+  logic [3:0]       llstr_q [NLINE];
+  logic [FN_W-1:0]  lfn_q   [NLINE];
+  logic [KW:0]      lout_q  [NLINE];        // reads issued, not yet answered
+  logic [NSLOT-1:0] rdy_q;                  // slot holds its WQE
 
-  logic [63:0]   wqe_addr_q;
-  logic [3:0]    rd_beat_q;
-  logic [31:0]   sge_len  [MAX_SGE];
-  logic [63:0]   sge_addr [MAX_SGE];
-  logic [SW:0]   nsge_q;
-  logic          sge_stop_q;
-  logic [37:0]   cap_q;
-  logic          bad_key_q, rd_err_q;
+  // Per slot, from the WQE's answer: read failed, entries, capacity, bad lkey.
+  localparam int unsigned SUM_W = 1 + SW + 1 + 38 + 1;
+  logic [SUM_W-1:0] sum_mem [NSLOT];
 
-  // WQE beat: slot j holds WQE byte 64*beat + 16*j - (addr mod 64).
-  logic [SW:0]   n_nsge;
-  logic          n_stop, n_bad;
-  logic [37:0]   n_cap;
+  // Doorbell stage: the context read for a possible allocation.
+  logic          a_v_q, a_stale_q;
+  logic [QW-1:0] a_qn_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      a_v_q     <= 1'b0;
+      a_stale_q <= 1'b0;
+      a_qn_q    <= '0;
+    end else begin
+      a_v_q     <= acc_valid_i;
+      a_stale_q <= cfg_valid_i && cfg_qn_i == acc_qn_i;
+      a_qn_q    <= acc_qn_i;
+    end
+  end
+
+  // Line lookups.
+  logic [NLINE-1:0] hitv, a_hitv, freev, evv, lbusy;
+  logic             hit, a_hit;
+  logic [LW-1:0]    h;
   always_comb begin
-    n_nsge = nsge_q;
-    n_stop = sge_stop_q;
-    n_bad  = bad_key_q;
-    n_cap  = cap_q;
+    h = '0;
+    for (int l = 0; l < NLINE; l++) begin
+      hitv[l]   = lv_q[l] && lq_q[l] == qn;
+      a_hitv[l] = lv_q[l] && lq_q[l] == a_qn_q;
+      evv[l]    = lout_q[l] == '0 && !lbusy[l];
+      freev[l]  = evv[l] && (!lv_q[l] || (lfe_q[l] == lci_q[l] && lpi_q[l] == lci_q[l]));
+      if (hitv[l]) h = LW'(l);
+    end
+  end
+  assign hit   = |hitv;
+  assign a_hit = |a_hitv;
+
+  // Victim: the first free line, else the first evictable one from a
+  // rotating pointer.
+  logic [LW-1:0] vp_q, vict, free_l;
+  logic          vict_ok, free_ok;
+  always_comb begin
+    free_l  = '0;
+    free_ok = 1'b0;
+    for (int l = NLINE - 1; l >= 0; l--) if (freev[l]) begin free_l = LW'(l); free_ok = 1'b1; end
+    vict    = free_l;
+    vict_ok = free_ok;
+    if (!free_ok)
+      for (int k = NLINE - 1; k >= 0; k--)
+        if (evv[LW'(32'(vp_q) + 32'(k))]) begin vict = LW'(32'(vp_q) + 32'(k)); vict_ok = 1'b1; end
+  end
+
+  logic d_alloc, a_alloc, alloc;
+  logic [LW-1:0]   al_l;
+  logic [QW-1:0]   al_qn;
+  logic [63:0]     al_base;
+  logic [3:0]      al_lsz, al_lstr;
+  logic [FN_W-1:0] al_fn;
+  logic [15:0]     al_ci, al_pi;
+  assign a_alloc = a_v_q && !a_stale_q && !a_hit && en_q[a_qn_q] && st_q[a_qn_q] == ST_RDY &&
+                   free_ok && !d_alloc;
+  assign alloc   = d_alloc || a_alloc;
+  always_comb begin
+    if (d_alloc) begin
+      al_l = vict; al_qn = qn; al_base = c_base; al_lsz = c_lsz; al_lstr = c_lstr; al_fn = c_fn;
+    end else begin
+      al_l = free_l; al_qn = a_qn_q; al_base = a_base; al_lsz = a_lsz; al_lstr = a_lstr; al_fn = a_fn;
+    end
+    al_ci = ci_q[al_qn];
+    al_pi = (acc_valid_i && acc_qn_i == al_qn) ? acc_pi_i : pi_q[al_qn];
+  end
+
+  // Prefetch: one WQE read per request, a rotating pick among the lines
+  // with a posted WQE not yet read and room in their window.
+  logic             pf_v_q;
+  logic [LW-1:0]    pf_l_q, pf_ptr_q, pf_pick;
+  logic [KW-1:0]    pf_slot_q;
+  logic [63:0]      pf_addr_q;
+  logic [15:0]      pf_len_q;
+  logic [FN_W-1:0]  pf_fn_q;
+  logic [NLINE-1:0] elig;
+  logic             pf_any, pf_load, rd_go;
+  logic [RW:0]      rd_res_q;               // reads loaded, not yet answered
+  logic [15:0]      lwin [NLINE];
+  always_comb begin
+    pf_pick = '0;
+    pf_any  = 1'b0;
+    for (int l = 0; l < NLINE; l++) begin
+      lwin[l] = lfe_q[l] - lci_q[l];
+      elig[l] = lv_q[l] && lfe_q[l] != lpi_q[l] && lwin[l] < 16'(NWQE);
+    end
+    for (int k = NLINE - 1; k >= 0; k--)
+      if (elig[LW'(32'(pf_ptr_q) + 32'(k))]) begin pf_pick = LW'(32'(pf_ptr_q) + 32'(k)); pf_any = 1'b1; end
+  end
+  assign rd_go   = pf_v_q && rd_req_ready_i;
+  assign pf_load = (!pf_v_q || rd_req_ready_i) && pf_any && rd_res_q != (RW + 1)'(RDQ);
+
+  logic [15:0] pf_mask;
+  assign pf_mask = 16'((17'd1 << llsz_q[pf_pick]) - 1'b1);
+
+  assign rd_req_valid_o = pf_v_q;
+  assign rd_req_id_o    = RD_ID;
+  assign rd_req_fn_o    = pf_fn_q;
+  assign rd_req_addr_o  = pf_addr_q;
+  assign rd_req_len_o   = pf_len_q;
+
+  // Reads in flight (answers come in request order).
+  localparam int unsigned RQ_W = LW + KW + 2;
+  logic [RQ_W-1:0] rdq_mem [RDQ];
+  logic [RW:0]     rdq_wr_q, rdq_rd_q;
+  logic [LW-1:0]   rs_l;
+  logic [KW-1:0]   rs_slot;
+  logic [1:0]      rs_a54;                  // WQE address bits 5:4
+  assign {rs_l, rs_slot, rs_a54} = rdq_mem[rdq_rd_q[RW-1:0]];
+  always_ff @(posedge clk_i) if (rd_go) rdq_mem[rdq_wr_q[RW-1:0]] <= {pf_l_q, pf_slot_q, pf_addr_q[5:4]};
+
+  logic rsp_go, rsp_end;
+  assign rd_rsp_ready_o = rdq_wr_q != rdq_rd_q;
+  assign rsp_go  = rd_rsp_valid_i && rd_rsp_ready_o;
+  assign rsp_end = rsp_go && rd_rsp_last_i;
+
+  // WQE answer: slot j of a beat holds WQE byte 64*beat + 16*j - (addr mod 64).
+  logic [3:0]  rb_beat_q;
+  logic [SW:0] rb_nsge_q, n_nsge;
+  logic        rb_stop_q, rb_bad_q, rb_err_q, n_stop, n_bad;
+  logic [37:0] rb_cap_q, n_cap;
+  always_comb begin
+    n_nsge = rb_nsge_q;
+    n_stop = rb_stop_q;
+    n_bad  = rb_bad_q;
+    n_cap  = rb_cap_q;
     for (int j = 0; j < 4; j++) begin
       if (rd_rsp_keep_i[16*j] && !n_stop && n_nsge < (SW + 1)'(MAX_SGE)) begin
         if (rd_rsp_data_i[128*j + 64 +: 32] == 32'd0) n_stop = 1'b1;
@@ -316,62 +490,281 @@ module kite_rx_dma #(
     end
   end
 
-  // Slot j of the beat is entry 4 * beat + j - (addr mod 64) / 16.
-  logic [SW+3:0] sge_e [4];
-  always_comb
-    for (int j = 0; j < 4; j++) sge_e[j] = (SW + 4)'({rd_beat_q, 2'(j)}) - (SW + 4)'(wqe_addr_q[5:4]);
+  always_ff @(posedge clk_i)
+    if (rsp_end && lv_q[rs_l])
+      sum_mem[{rs_l, rs_slot}] <= {rb_err_q || rd_rsp_err_i, n_nsge, n_cap, n_bad};
 
-  always_ff @(posedge clk_i) begin
-    if (state_q == S_RDRSP && rd_rsp_valid_i) begin
-      for (int j = 0; j < 4; j++) begin
-        if (rd_rsp_keep_i[16*j] && sge_e[j] < (SW + 4)'(MAX_SGE)) begin
-          sge_len[sge_e[j][SW-1:0]]  <= rd_rsp_data_i[128*j + 64 +: 32];
-          sge_addr[sge_e[j][SW-1:0]] <= rd_rsp_data_i[128*j +: 64];
-        end
-      end
+  // Scatter entries: four banks (entry mod 4), so a beat's four entries are
+  // written in one cycle; row = line, slot, entry / 4. One registered read.
+  logic [LW+KW+SW-3:0] e_row;
+  logic [1:0]          e_bank, e_bank_q;
+  logic [95:0]         e_rd [4];
+  for (genvar b = 0; b < 4; b++) begin : g_sge
+    logic [95:0]   mem [ROWS];
+    logic [1:0]    j;
+    logic [SW+3:0] e;
+    assign j = 2'(b) + rs_a54;
+    assign e = (SW + 4)'({rb_beat_q, j}) - (SW + 4)'(rs_a54);
+    always_ff @(posedge clk_i) begin
+      if (rsp_go && rd_rsp_keep_i[16*j] && e < (SW + 4)'(MAX_SGE))
+        mem[{rs_l, rs_slot, e[SW-1:2]}] <= {rd_rsp_data_i[128*j + 64 +: 32], rd_rsp_data_i[128*j +: 64]};
+      e_rd[b] <= mem[e_row];
+    end
+  end
+  always_ff @(posedge clk_i) e_bank_q <= e_bank;
+
+  logic [63:0] e_addr;
+  logic [31:0] e_len;
+  assign {e_len, e_addr} = e_rd[e_bank_q];
+
+  // ----------------------------------------------------------- dispatch
+  // One frame per cycle when its WQE is cached. A frame whose RQ has an
+  // older delivering frame in flight is speculative: the older frame's
+  // writes may still fail (RQ to ERR), so its own writes wait for that
+  // outcome (other frames' writes go ahead), and at retire it becomes the
+  // model's NO_BUF if the RQ went to ERR (its writes never issued, ci rolled
+  // back). A WQE read error (RQ to ERR at once) waits for all older frames
+  // of its RQ instead.
+  logic          d_have, haz, infl;
+  logic          strip_d;
+  logic [15:0]   dlen_d;
+  logic [KW-1:0] slot_d;
+  logic          rdy_d, s_err, s_bad;
+  logic [SW:0]   s_nsge;
+  logic [37:0]   s_cap;
+  assign slot_d = ci_d[KW-1:0];
+  // The slot holds WQE ci only while ci is within NWQE of the line's oldest
+  // WQE still being written (dispatch may run that far ahead).
+  logic [15:0] lag_d;
+  assign lag_d  = ci_d - lci_q[h];
+  assign rdy_d  = rdy_q[{h, slot_d}] && lag_d < 16'(NWQE);
+  assign {s_err, s_nsge, s_cap, s_bad} = sum_mem[{h, slot_d}];
+  assign strip_d = c_flags[0] && meta_num_vlans_i != 2'd0 && d_head[8*12 +: 16] == 16'h0081;
+  assign dlen_d  = strip_d ? d_len - 16'd4 : d_len;
+  assign d_have  = meta_valid_i && dq_wr_q != dq_dp_q;
+
+  // Records dq_rd_q .. dq_dp_q - 1 (indexed like the descriptors).
+  logic [NDESC-1:0] infl_q;                 // not retired
+  logic [NDESC-1:0] pend_q;                 // delivering, not retired
+  logic [NDESC-1:0] spec_q;
+  logic [NDESC-1:0] todo_q;                 // scatter not started
+  logic [NDESC-1:0] fin_q;                  // all write requests issued (or none)
+  logic [NDESC-1:0] cancel_q;               // writes dropped: an older frame's failed
+  logic [NDESC-1:0] pv_q;                   // waits for the outcome of record prev
+  logic [NDESC-1:0] err_q;                  // a write failed
+  logic [QW-1:0]    pq_q   [NDESC];
+  logic [DW-1:0]    prev_q [NDESC];
+  logic [LW-1:0]    tl_q   [NDESC];         // scatter task: line, slot, entries, length, strip
+  logic [KW-1:0]    ts_q   [NDESC];
+  logic [SW:0]      tn_q   [NDESC];
+  logic [15:0]      td_q   [NDESC];
+  logic [NDESC-1:0] tstrip_q;
+  logic [SW:0]      rec_nwr [NDESC];        // write requests of the frame
+  logic [SW:0]      rec_got [NDESC];        // of which done
+  logic [DW-1:0]    dp_i;
+  assign dp_i = dq_dp_q[DW-1:0];
+
+  always_comb begin
+    haz  = 1'b0;
+    infl = 1'b0;
+    for (int i = 0; i < NDESC; i++) begin
+      if (pend_q[i] && pq_q[i] == qn) haz = 1'b1;
+      if (infl_q[i] && pq_q[i] == qn) infl = 1'b1;
     end
   end
 
-  // ------------------------------------------------------- write scatter
-  logic [SW:0]   si_q;                 // current scatter entry
-  logic [15:0]   off_q;                // delivered bytes so far
+  // The youngest delivering frame per line, to chain a new one behind it.
+  logic [DW-1:0]    lr_q [NLINE];
+  logic [NLINE-1:0] lr_v_q;
+  logic             prev_v_d;
+  assign prev_v_d = lr_v_q[h] && pend_q[lr_q[h]] && pq_q[lr_q[h]] == qn && !(r_go && lr_q[h] == rt_i);
+
+  logic       d_go, d_ok;
+  logic [2:0] d_kind;
+  logic       d_wait;
+  always_comb begin
+    d_kind  = EV_OK;
+    d_wait  = 1'b0;
+    d_alloc = 1'b0;
+    if (!d_have) d_wait = 1'b1;
+    else if (!qn_ok || !en_q[qn] || st_q[qn] != ST_RDY) d_kind = EV_NO_BUF;
+    else if (meta_malformed_i) d_kind = EV_MALFORMED;
+    else if (pi_d == ci_d) d_kind = EV_NO_BUF_Q;
+    else if (!hit) begin
+      d_wait  = 1'b1;
+      d_alloc = vict_ok;
+    end else if (!rdy_d) d_wait = 1'b1;
+    else if (s_err) begin
+      d_kind = EV_RD_ERR;
+      d_wait = r_errph || infl;
+    end else if (38'(dlen_d) > s_cap) d_kind = EV_OVERSIZE;
+    else if (s_bad) d_kind = EV_PROT_ERR;
+  end
+  assign d_go      = !d_wait;
+  assign d_ok      = d_go && d_kind == EV_OK;
+  assign d_consume = d_go && (d_kind == EV_OK || d_kind == EV_PROT_ERR);
+  assign meta_ready_o = d_go;
+
+  logic l3_ok_d, bad_csum_d;
+  logic [15:0] csum_adj, csum_fix;
+  assign l3_ok_d    = meta_ipv4_i && meta_ipv4_hdr_ok_i;
+  assign bad_csum_d = (meta_ipv4_i && !meta_ipv4_hdr_ok_i) || meta_l4_bad_i;
+  // Stripped: the sum of the delivered bytes after 14 loses frame bytes 14..17.
+  assign csum_adj = kite_rtl_pkg::oc_add(kite_rtl_pkg::oc_add(meta_csum_i,
+                                         ~{d_head[8*14 +: 8], d_head[8*15 +: 8]}),
+                                         ~{d_head[8*16 +: 8], d_head[8*17 +: 8]});
+  always_comb begin
+    if (!strip_d) csum_fix = meta_csum_i;
+    else if (!d_nz) csum_fix = 16'd0;
+    else csum_fix = csum_adj == 16'd0 ? 16'hffff : csum_adj;
+  end
+
+  // Per-frame record, kept from dispatch to retire: kind, rqn, cqn, WQE
+  // index, then the ETH_RX CQE fields and the counter flags.
+  localparam int unsigned REC_W = 3 + 16 + 16 + 16 + 16 + 32 + 8 + 1 + 16 + 3 + 16 + 2;
+  logic [REC_W-1:0] rec_mem [NDESC];
+  always_ff @(posedge clk_i) begin
+    if (d_go)
+      rec_mem[dp_i] <= {d_kind, meta_rqn_i, c_cqn, ci_d, dlen_d, meta_hash_i, meta_hash_type_i,
+                        strip_d, meta_tci_i, l3_ok_d, meta_l4_ok_i, meta_l4_bad_i, csum_fix,
+                        l3_ok_d || meta_l4_ok_i, bad_csum_d};
+  end
+
+  // ------------------------------------------------------------ scatter
+  // Tasks (delivering frames) in age order, skipping those that wait for an
+  // older frame of their RQ; one write request per entry (up to the frame's
+  // end), one per cycle, the next task's first entry read meanwhile.
+  logic [NDESC-1:0] okdone, faildone, elig_t, cancel_now;
+  always_comb begin
+    for (int j = 0; j < NDESC; j++) begin
+      okdone[j]   = !pend_q[j] || (fin_q[j] && !cancel_q[j] && rec_got[j] == rec_nwr[j] && !err_q[j]);
+      faildone[j] = pend_q[j] && (cancel_q[j] || (fin_q[j] && rec_got[j] == rec_nwr[j] && err_q[j]));
+    end
+    for (int i = 0; i < NDESC; i++) begin
+      elig_t[i]     = todo_q[i] && (!pv_q[i] || okdone[prev_q[i]]);
+      cancel_now[i] = todo_q[i] && pv_q[i] && faildone[prev_q[i]];
+    end
+  end
+
+  logic [DW-1:0] tk_pick;
+  logic          tk_any;
+  always_comb begin
+    tk_pick = '0;
+    tk_any  = 1'b0;
+    for (int k = NDESC - 1; k >= 0; k--)
+      if (elig_t[DW'(32'(dq_rd_q[DW-1:0]) + 32'(k))]) begin
+        tk_pick = DW'(32'(dq_rd_q[DW-1:0]) + 32'(k));
+        tk_any  = 1'b1;
+      end
+  end
+
+  logic          sg_run_q;
+  logic [DW-1:0] sg_i_q;
+  logic [LW-1:0] sg_l_q;
+  logic [KW-1:0] sg_slot_q;
+  logic [SW:0]   si_q, nsge_q, nwr_q;
+  logic [15:0]   off_q, dlen_q;
+  logic          strip_q;
+  logic [AW-1:0] sg_start_q;
   logic [15:0]   n_cur;
   logic [31:0]   left32;
-  logic [63:0]   a_cur;
-  assign a_cur  = sge_addr[si_q[SW-1:0]];
+  logic          wr_go, sg_last, sg_take, jb_full;
+  logic [OW:0]   wo_q;                      // write requests issued, not done
   assign left32 = 32'(dlen_q) - 32'(off_q);
-  assign n_cur  = sge_len[si_q[SW-1:0]] < left32 ? sge_len[si_q[SW-1:0]][15:0] : dlen_q - off_q;
+  assign n_cur  = e_len < left32 ? e_len[15:0] : dlen_q - off_q;
+  assign wr_req_valid_o = sg_run_q && !jb_full && wo_q != (OW + 1)'(WRQ);
+  assign wr_go   = wr_req_valid_o && wr_req_ready_i;
+  assign sg_last = 17'(off_q) + 17'(n_cur) >= 17'(dlen_q) || si_q + 1'b1 >= nsge_q;
+  assign sg_take = tk_any && (!sg_run_q || (wr_go && sg_last));
+  assign wr_req_id_o   = WR_ID;
+  assign wr_req_fn_o   = lfn_q[sg_l_q];
+  assign wr_req_addr_o = e_addr;
+  assign wr_req_len_o  = n_cur;
 
-  // Word generator: words of one request, window position p0 (delivered
-  // offset of lane 0) advancing by 64.
+  // The entry read for the next cycle.
+  logic [SW:0]   e_sel;
+  logic [AW-1:0] tk_start;
+  assign tk_start = desc_mem[tk_pick][AW-1:0];
+  always_comb begin
+    if (sg_take) begin
+      e_sel = '0;
+      e_row = {tl_q[tk_pick], ts_q[tk_pick], (SW - 2)'(0)};
+    end else begin
+      e_sel = wr_go ? si_q + 1'b1 : si_q;
+      e_row = {sg_l_q, sg_slot_q, e_sel[SW-1:2]};
+    end
+    e_bank = e_sel[1:0];
+  end
+
+  // Which record each write request belongs to (wr_done comes in request order).
+  logic [DW-1:0] wq_mem [WRQ];
+  logic [OW:0]   wq_wr_q, wq_rd_q;
+  logic [DW-1:0] dn_i;
+  logic          done_ours;
+  assign done_ours = wr_done_i && wr_done_id_i == WR_ID;
+  assign dn_i = wq_mem[wq_rd_q[OW-1:0]];
+  always_ff @(posedge clk_i) if (wr_go) wq_mem[wq_wr_q[OW-1:0]] <= sg_i_q;
+
+  // Write jobs: (delivered offset of the word's lane 0, words, strip,
+  // frame start, descriptor for the head bytes).
+  localparam int unsigned JB_W = 18 + 11 + 1 + AW + DW;
+  logic [JB_W-1:0] jb_mem [8];
+  logic [3:0]      jb_wr_q, jb_rd_q;
+  logic            jb_pop, jb_have;
+  assign jb_full = (jb_wr_q - jb_rd_q) == 4'd8;
+  assign jb_have = jb_wr_q != jb_rd_q;
+  always_ff @(posedge clk_i)
+    if (wr_go)
+      jb_mem[jb_wr_q[2:0]] <= {18'(off_q) - 18'(e_addr[5:0]),
+                               11'((17'(e_addr[5:0]) + 17'(n_cur) + 17'd63) >> 6),
+                               strip_q, sg_start_q, sg_i_q};
+
+  // ------------------------------------------------------- word generator
+  // Words of one job, window position p0 (delivered offset of lane 0)
+  // advancing by 64; the next job follows without a gap.
   logic          g_busy_q;
-  logic [10:0]   g_left_q;             // words still to read
+  logic [10:0]   g_left_q;
   logic signed [17:0] g_p0_q;
+  logic          g_strip_q;
+  logic [AW-1:0] g_start_q;
+  logic [DW-1:0] g_di_q;
   logic          g_issue;
   logic [2:0]    of_cnt_q;             // output FIFO occupancy
   logic          rd1_q;                // a frame buffer read is in flight
   logic signed [17:0] rd1_p0_q;
   logic [5:0]    rd1_shift_q;
-  logic          rd1_lo_odd_q;
+  logic          rd1_lo_odd_q, rd1_strip_q;
+  logic [DW-1:0] rd1_di_q;
+
+  logic signed [17:0] jb_p0;
+  logic [10:0]   jb_nw;
+  logic          jb_strip;
+  logic [AW-1:0] jb_start;
+  logic [DW-1:0] jb_di;
+  assign {jb_p0, jb_nw, jb_strip, jb_start, jb_di} = jb_mem[jb_rd_q[2:0]];
 
   logic signed [17:0] q_pos;           // frame byte of lane 0, plus 64
   logic [AW-1:0] lo_beat;
   logic [AW-2:0] row_e, row_o;
   always_comb begin
-    q_pos   = g_p0_q + 18'sd64 + (strip_q ? 18'sd4 : 18'sd0);
-    lo_beat = f_start + AW'(q_pos[17:6]) - 1'b1;
+    q_pos   = g_p0_q + 18'sd64 + (g_strip_q ? 18'sd4 : 18'sd0);
+    lo_beat = g_start_q + AW'(q_pos[17:6]) - 1'b1;
     row_o   = lo_beat[AW-1:1];
     row_e   = lo_beat[0] ? lo_beat[AW-1:1] + 1'b1 : lo_beat[AW-1:1];
   end
 
   logic out_pop;
-  assign g_issue = g_busy_q && g_left_q != '0 && (3'(of_cnt_q) + 3'(rd1_q)) < 3'd4;
+  assign g_issue = g_busy_q && (3'(of_cnt_q) + 3'(rd1_q)) < 3'd4;
+  assign jb_pop  = jb_have && (!g_busy_q || (g_issue && g_left_q == 11'd1));
 
   logic [511:0] rd_e_q, rd_o_q;
   always_ff @(posedge clk_i) begin
     rd_e_q <= bank_e[row_e];
     rd_o_q <= bank_o[row_o];
   end
+
+  logic [143:0] g_head;
+  assign g_head = desc_mem[rd1_di_q][AW + AW + 1 + 16 +: 144];
 
   logic [1023:0] win;
   logic [511:0]  word;
@@ -380,10 +773,10 @@ module kite_rx_dma #(
     hp   = '0;
     win  = rd1_lo_odd_q ? {rd_e_q, rd_o_q} : {rd_o_q, rd_e_q};
     word = 512'(win >> {rd1_shift_q, 3'b000});
-    if (strip_q) begin
+    if (rd1_strip_q) begin
       for (int i = 0; i < 64; i++) begin
         hp = rd1_p0_q + 18'(i);
-        if (hp >= 0 && hp < 12) word[8*i +: 8] = f_head[8*hp[3:0] +: 8];
+        if (hp >= 0 && hp < 12) word[8*i +: 8] = g_head[8*hp[3:0] +: 8];
       end
     end
   end
@@ -397,25 +790,36 @@ module kite_rx_dma #(
 
   always_ff @(posedge clk_i) if (rd1_q) of_mem[of_wr_q] <= word;
 
-  // ------------------------------------------------------------- control
-  logic [15:0] wr_out_q;               // write requests not yet done
-  logic        wr_go, done_ours;
-  assign wr_go     = wr_req_valid_o && wr_req_ready_i;
-  assign done_ours = wr_done_i && wr_done_id_i == WR_ID;
+  // -------------------------------------------------------------- retire
+  // Frames retire in order once their writes are done: a failed write makes
+  // the frame an ERROR CQE and its RQ ERR (one cycle for that first, which
+  // also rolls ci back over younger speculative frames of the RQ); a
+  // speculative frame whose RQ is now ERR is the model's NO_BUF; then the
+  // CQE and ci (both at once) and the ev record; the frame buffer is freed.
+  logic [2:0]  rc_kind;
+  logic [15:0] rc_rqn, rc_cqn, rc_dlen, rc_tci, rc_csum;
+  logic [31:0] rc_hash;
+  logic [7:0]  rc_htype;
+  logic        rc_strip, rc_l3ok, rc_l4ok, rc_l4bad, rc_csum_ok, rc_bad_csum;
+  assign rt_i = dq_rd_q[DW-1:0];
+  assign {rc_kind, rc_rqn, rc_cqn, rc_widx, rc_dlen, rc_hash, rc_htype, rc_strip, rc_tci, rc_l3ok, rc_l4ok,
+          rc_l4bad, rc_csum, rc_csum_ok, rc_bad_csum} = rec_mem[rt_i];
+  assign rc_qn = rc_rqn[QW-1:0];
 
-  logic l3_ok, bad_csum;
-  logic [15:0] csum_adj, csum_fix;
-  assign l3_ok    = meta_ipv4_i && meta_ipv4_hdr_ok_i;
-  assign bad_csum = (meta_ipv4_i && !meta_ipv4_hdr_ok_i) || meta_l4_bad_i;
-  // Stripped: the sum of the delivered bytes after 14 loses frame bytes 14..17.
-  assign csum_adj = kite_rtl_pkg::oc_add(kite_rtl_pkg::oc_add(meta_csum_i,
-                                         ~{f_head[8*14 +: 8], f_head[8*15 +: 8]}),
-                                         ~{f_head[8*16 +: 8], f_head[8*17 +: 8]});
-  always_comb begin
-    if (!strip_q) csum_fix = meta_csum_i;
-    else if (!f_nz) csum_fix = 16'd0;
-    else csum_fix = csum_adj == 16'd0 ? 16'hffff : csum_adj;
-  end
+  logic        r_have, r_resolved, r_failed, r_conv, r_ready, need_cqe;
+  logic        h_errd_q, cqe_sent_q, ci_sent_q;
+  logic [2:0]  r_kind;
+  assign r_have     = dq_rd_q != dq_dp_q;
+  assign r_resolved = r_have && fin_q[rt_i] && rec_got[rt_i] == rec_nwr[rt_i];
+  assign r_failed   = rc_kind == EV_OK && !cancel_q[rt_i] && err_q[rt_i];
+  assign r_conv     = cancel_q[rt_i] || (spec_q[rt_i] && st_q[rc_qn] == ST_ERR);
+  assign r_errph    = r_resolved && r_failed && !h_errd_q;
+  assign r_ready    = r_resolved && !r_errph;
+  assign r_kind     = r_failed ? EV_WR_ERR : (r_conv ? EV_NO_BUF : rc_kind);
+  assign need_cqe   = r_kind == EV_OK || r_kind == EV_PROT_ERR || r_kind == EV_WR_ERR;
+  assign cqe_valid_o  = r_ready && need_cqe && !cqe_sent_q;
+  assign rqci_valid_o = r_ready && need_cqe && !ci_sent_q;
+  assign r_go = r_ready && (!need_cqe || ((cqe_sent_q || cqe_ready_i) && (ci_sent_q || rqci_ready_i)));
 
   // kite_pkg::cqe_t as bytes (yosys 0.23 reads no package structs):
   // 0 byte_cnt, 4 imm_hash, 8 qpn, 12 src_qp, 16 wqe_index, 18 opcode,
@@ -424,202 +828,340 @@ module kite_rx_dma #(
   logic [255:0] cqe;
   always_comb begin
     cqe = '0;
-    cqe[95:64]   = 32'(qn_q);
-    cqe[143:128] = ci_cur;
-    if (kind_q == EV_OK) begin
-      cqe[31:0]    = 32'(dlen_q);
-      cqe[63:32]   = meta_hash_i;
+    cqe[95:64]   = 32'(rc_qn);
+    cqe[143:128] = rc_widx;
+    if (r_kind == EV_OK) begin
+      cqe[31:0]    = 32'(rc_dlen);
+      cqe[63:32]   = rc_hash;
       cqe[151:144] = 8'(kite_pkg::CQE_OPCODE_ETH_RX);
       cqe[159:152] = 8'(kite_pkg::CQE_STATUS_SUCCESS);
-      cqe[163]     = strip_q;
-      cqe[164]     = l3_ok;
-      cqe[165]     = meta_l4_ok_i;
-      cqe[166]     = meta_l4_bad_i;
-      cqe[175:168] = meta_hash_type_i;
-      cqe[191:176] = strip_q ? meta_tci_i : 16'd0;
-      cqe[223:192] = 32'(csum_fix);
+      cqe[163]     = rc_strip;
+      cqe[164]     = rc_l3ok;
+      cqe[165]     = rc_l4ok;
+      cqe[166]     = rc_l4bad;
+      cqe[175:168] = rc_htype;
+      cqe[191:176] = rc_strip ? rc_tci : 16'd0;
+      cqe[223:192] = 32'(rc_csum);
     end else begin
       cqe[151:144] = 8'(kite_pkg::CQE_OPCODE_ERROR);
       cqe[159:152] = 8'(kite_pkg::CQE_STATUS_LOC_PROT_ERR);
     end
   end
   assign cqe_data_o = cqe;
-  assign cqe_cqn_o  = c_cqn;
+  assign cqe_cqn_o  = rc_cqn;
 
-  logic unused_flags;
-  assign unused_flags = ^c_flags[7:1];  // RX_FCS / RX_ALL: not in this block (rtl.rst)
-  assign cqe_valid_o = state_q == S_CQE;
+  logic unused;
+  // RX_FCS / RX_ALL: not in this block (rtl.rst); the retire side's head
+  // bytes and start are the generator's.
+  assign unused = ^{c_flags[7:1], a_flags, a_cqn, r_head, r_nz, r_start, d_beats, d_head[95:0], e_sel[SW],
+                    d_start};
 
-  assign rqci_valid_o = state_q == S_CI;
-  assign rqci_qn_o    = qn_q;
-  assign rqci_ci_o    = ci_cur;
+  assign rqci_qn_o = rc_qn;
+  assign rqci_ci_o = rc_widx + 1'b1;
 
-  assign rd_req_valid_o = state_q == S_RDREQ;
-  assign rd_req_id_o    = RD_ID;
-  assign rd_req_fn_o    = c_fn;
-  assign rd_req_addr_o  = wqe_addr_q;
-  assign rd_req_len_o   = 16'd1 << c_lstr;
-  assign rd_rsp_ready_o = state_q == S_RDRSP;
-
-  assign wr_req_valid_o = state_q == S_WRREQ && !g_busy_q && off_q < dlen_q && si_q < nsge_q;
-  assign wr_req_id_o    = WR_ID;
-  assign wr_req_fn_o    = c_fn;
-  assign wr_req_addr_o  = a_cur;
-  assign wr_req_len_o   = n_cur;
-
-  assign meta_ready_o = state_q == S_REL;
-  assign ci_step      = state_q == S_CQE && cqe_ready_i;
-  assign err_set      = (state_q == S_RDRSP && rd_rsp_valid_i && rd_rsp_last_i && (rd_rsp_err_i || rd_err_q)) ||
-                        (state_q == S_WAIT && kind_q == EV_WR_ERR && err_wr_q);
-
-  assign ev_valid_o    = state_q == S_REL;
-  assign ev_kind_o     = kind_q;
-  assign ev_qn_o       = meta_rqn_i;
-  assign ev_len_o      = f_len;
-  assign ev_csum_ok_o  = l3_ok || meta_l4_ok_i;
-  assign ev_bad_csum_o = bad_csum;
-
+  // RQ to ERR: a WQE read error at dispatch, a write error at retire (the
+  // retire side first; dispatch waits a cycle).
+  assign err_set = (d_go && d_kind == EV_RD_ERR) || r_errph;
+  assign err_qn  = r_errph ? rc_qn : qn;
   assign rqerr_valid_o = err_set;
-  assign rqerr_qn_o    = qn_q;
-  assign rqerr_write_o = state_q == S_WAIT;
+  assign rqerr_qn_o    = err_qn;
+  assign rqerr_write_o = r_errph;
 
-  logic [QW-1:0] mask;
-  assign mask = QW'((17'd1 << c_lsz) - 1'b1);
+  assign ev_valid_o    = r_go;
+  assign ev_kind_o     = r_kind;
+  assign ev_qn_o       = rc_rqn;
+  assign ev_len_o      = r_len;
+  assign ev_csum_ok_o  = rc_csum_ok;
+  assign ev_bad_csum_o = rc_bad_csum;
+
+  // ------------------------------------------------------------ sequential
+  // Lines: kept while a delivering frame taken from them is in flight (its
+  // entries are still to be read, and the next frame of the RQ chains to it).
+  always_comb begin
+    for (int l = 0; l < NLINE; l++) begin
+      lbusy[l] = 1'b0;
+      for (int i = 0; i < NDESC; i++) if (pend_q[i] && tl_q[i] == LW'(l)) lbusy[l] = 1'b1;
+    end
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q    <= S_IDLE;
-      qn_q       <= '0;
-      qn_ok_q    <= 1'b0;
-      kind_q     <= EV_OK;
-      dlen_q     <= '0;
-      strip_q    <= 1'b0;
-      wqe_addr_q <= '0;
-      rd_beat_q  <= '0;
-      nsge_q     <= '0;
-      sge_stop_q <= 1'b0;
-      cap_q      <= '0;
-      bad_key_q  <= 1'b0;
-      rd_err_q   <= 1'b0;
-      si_q       <= '0;
-      off_q      <= '0;
-      err_wr_q   <= 1'b0;
+      lv_q      <= '0;
+      lr_v_q    <= '0;
+      rdy_q     <= '0;
+      vp_q      <= '0;
+      pf_v_q    <= 1'b0;
+      pf_l_q    <= '0;
+      pf_ptr_q  <= '0;
+      pf_slot_q <= '0;
+      pf_addr_q <= '0;
+      pf_len_q  <= '0;
+      pf_fn_q   <= '0;
+      rd_res_q  <= '0;
+      rdq_wr_q  <= '0;
+      rdq_rd_q  <= '0;
+      rb_beat_q <= '0;
+      rb_nsge_q <= '0;
+      rb_stop_q <= 1'b0;
+      rb_cap_q  <= '0;
+      rb_bad_q  <= 1'b0;
+      rb_err_q  <= 1'b0;
+      for (int l = 0; l < NLINE; l++) begin
+        lq_q[l]    <= '0;
+        lr_q[l]    <= '0;
+        lci_q[l]   <= '0;
+        lfe_q[l]   <= '0;
+        lpi_q[l]   <= '0;
+        lbase_q[l] <= '0;
+        llsz_q[l]  <= '0;
+        llstr_q[l] <= '0;
+        lfn_q[l]   <= '0;
+        lout_q[l]  <= '0;
+      end
+    end else begin
+      // Prefetch requests.
+      if (rd_go) rdq_wr_q <= rdq_wr_q + 1'b1;
+      if (pf_load) begin
+        pf_v_q    <= 1'b1;
+        pf_l_q    <= pf_pick;
+        pf_ptr_q  <= pf_pick + 1'b1;
+        pf_slot_q <= lfe_q[pf_pick][KW-1:0];
+        pf_addr_q <= lbase_q[pf_pick] + ({48'd0, lfe_q[pf_pick] & pf_mask} << llstr_q[pf_pick]);
+        pf_len_q  <= 16'd1 << llstr_q[pf_pick];
+        pf_fn_q   <= lfn_q[pf_pick];
+        lfe_q[pf_pick] <= lfe_q[pf_pick] + 1'b1;
+      end else if (rd_go) begin
+        pf_v_q <= 1'b0;
+      end
+      rd_res_q <= rd_res_q + (RW + 1)'(pf_load) - (RW + 1)'(rsp_end);
+      for (int l = 0; l < NLINE; l++)
+        lout_q[l] <= lout_q[l] + (KW + 1)'(pf_load && pf_pick == LW'(l)) -
+                     (KW + 1)'(rsp_end && rs_l == LW'(l));
+
+      // Answers.
+      if (rsp_go) begin
+        rb_beat_q <= rb_beat_q + 1'b1;
+        rb_nsge_q <= n_nsge;
+        rb_stop_q <= n_stop;
+        rb_cap_q  <= n_cap;
+        rb_bad_q  <= n_bad;
+        rb_err_q  <= rb_err_q || rd_rsp_err_i;
+      end
+      if (rsp_end) begin
+        rdq_rd_q  <= rdq_rd_q + 1'b1;
+        rb_beat_q <= '0;
+        rb_nsge_q <= '0;
+        rb_stop_q <= 1'b0;
+        rb_cap_q  <= '0;
+        rb_bad_q  <= 1'b0;
+        rb_err_q  <= 1'b0;
+        if (lv_q[rs_l]) rdy_q[{rs_l, rs_slot}] <= 1'b1;
+      end
+
+      // Consumption: a PROT_ERR WQE at dispatch, a delivering one once its
+      // last entry is read (its slot must not be refilled before).
+      for (int l = 0; l < NLINE; l++)
+        lci_q[l] <= lci_q[l] + 16'(d_go && d_kind == EV_PROT_ERR && h == LW'(l)) +
+                    16'(wr_go && sg_last && sg_l_q == LW'(l));
+      if (d_go && d_kind == EV_PROT_ERR) rdy_q[{h, slot_d}] <= 1'b0;
+      if (wr_go && sg_last) rdy_q[{sg_l_q, sg_slot_q}] <= 1'b0;
+      if (d_ok) begin
+        lr_q[h]   <= dp_i;
+        lr_v_q[h] <= 1'b1;
+      end
+
+      // Doorbells move pi.
+      if (acc_valid_i)
+        for (int l = 0; l < NLINE; l++) if (lv_q[l] && lq_q[l] == acc_qn_i) lpi_q[l] <= acc_pi_i;
+
+      if (alloc) begin
+        lv_q[al_l]    <= 1'b1;
+        lr_v_q[al_l]  <= 1'b0;
+        lq_q[al_l]    <= al_qn;
+        lci_q[al_l]   <= al_ci;
+        lfe_q[al_l]   <= al_ci;
+        lpi_q[al_l]   <= al_pi;
+        lbase_q[al_l] <= al_base;
+        llsz_q[al_l]  <= al_lsz;
+        llstr_q[al_l] <= al_lstr;
+        lfn_q[al_l]   <= al_fn;
+        for (int s = 0; s < NWQE; s++) rdy_q[{al_l, KW'(s)}] <= 1'b0;
+        if (d_alloc && !free_ok) vp_q <= vict + 1'b1;
+      end
+
+      // Drops come last: a context write or ERR wins.
+      if (d_go && d_kind == EV_RD_ERR) lv_q[h] <= 1'b0;
+      for (int l = 0; l < NLINE; l++) begin
+        if (cfg_valid_i && lq_q[l] == cfg_qn_i) lv_q[l] <= 1'b0;
+        if (r_errph && lq_q[l] == rc_qn) lv_q[l] <= 1'b0;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      dq_dp_q    <= '0;
       dq_rd_q    <= '0;
       rel_ptr_q  <= '0;
+      infl_q     <= '0;
+      pend_q     <= '0;
+      spec_q     <= '0;
+      todo_q     <= '0;
+      fin_q      <= '0;
+      cancel_q   <= '0;
+      pv_q       <= '0;
+      err_q      <= '0;
+      tstrip_q   <= '0;
+      sg_run_q   <= 1'b0;
+      sg_i_q     <= '0;
+      sg_l_q     <= '0;
+      sg_slot_q  <= '0;
+      sg_start_q <= '0;
+      si_q       <= '0;
+      nsge_q     <= '0;
+      nwr_q      <= '0;
+      off_q      <= '0;
+      dlen_q     <= '0;
+      strip_q    <= 1'b0;
+      wo_q       <= '0;
+      wq_wr_q    <= '0;
+      wq_rd_q    <= '0;
+      jb_wr_q    <= '0;
+      jb_rd_q    <= '0;
       g_busy_q   <= 1'b0;
       g_left_q   <= '0;
       g_p0_q     <= '0;
+      g_strip_q  <= 1'b0;
+      g_start_q  <= '0;
+      g_di_q     <= '0;
       rd1_q      <= 1'b0;
       rd1_p0_q   <= '0;
       rd1_shift_q  <= '0;
       rd1_lo_odd_q <= 1'b0;
+      rd1_strip_q  <= 1'b0;
+      rd1_di_q   <= '0;
       of_cnt_q   <= '0;
       of_wr_q    <= '0;
       of_rd_q    <= '0;
-      wr_out_q   <= '0;
+      h_errd_q   <= 1'b0;
+      cqe_sent_q <= 1'b0;
+      ci_sent_q  <= 1'b0;
+      for (int i = 0; i < NDESC; i++) begin
+        pq_q[i]    <= '0;
+        prev_q[i]  <= '0;
+        tl_q[i]    <= '0;
+        ts_q[i]    <= '0;
+        tn_q[i]    <= '0;
+        td_q[i]    <= '0;
+        rec_nwr[i] <= '0;
+        rec_got[i] <= '0;
+      end
     end else begin
+      // A retiring frame releases the frames chained behind it (before the
+      // dispatch below, which may reuse a chain entry).
+      if (r_go)
+        for (int i = 0; i < NDESC; i++) if (prev_q[i] == rt_i) pv_q[i] <= 1'b0;
+
+      // Dispatch: a new record.
+      if (d_go) begin
+        dq_dp_q          <= dq_dp_q + 1'b1;
+        infl_q[dp_i]     <= 1'b1;
+        pend_q[dp_i]     <= d_ok;
+        spec_q[dp_i]     <= haz;
+        todo_q[dp_i]     <= d_ok && dlen_d != '0;
+        fin_q[dp_i]      <= !(d_ok && dlen_d != '0);
+        cancel_q[dp_i]   <= 1'b0;
+        pv_q[dp_i]       <= d_ok && prev_v_d;
+        err_q[dp_i]      <= 1'b0;
+        pq_q[dp_i]       <= qn;
+        prev_q[dp_i]     <= lr_q[h];
+        tl_q[dp_i]       <= h;
+        ts_q[dp_i]       <= slot_d;
+        tn_q[dp_i]       <= s_nsge;
+        td_q[dp_i]       <= dlen_d;
+        tstrip_q[dp_i]   <= strip_d;
+        rec_nwr[dp_i]    <= '0;
+        rec_got[dp_i]    <= '0;
+      end
+
+      // Scatter.
+      for (int i = 0; i < NDESC; i++)
+        if (cancel_now[i]) begin
+          todo_q[i]   <= 1'b0;
+          fin_q[i]    <= 1'b1;
+          cancel_q[i] <= 1'b1;
+        end
+      if (wr_go) begin
+        off_q <= off_q + n_cur;
+        si_q  <= si_q + 1'b1;
+        nwr_q <= nwr_q + 1'b1;
+        if (sg_last) begin
+          rec_nwr[sg_i_q] <= nwr_q + 1'b1;
+          fin_q[sg_i_q]   <= 1'b1;
+          sg_run_q        <= 1'b0;
+        end
+      end
+      if (sg_take) begin
+        sg_run_q        <= 1'b1;
+        todo_q[tk_pick] <= 1'b0;
+        sg_i_q     <= tk_pick;
+        sg_l_q     <= tl_q[tk_pick];
+        sg_slot_q  <= ts_q[tk_pick];
+        sg_start_q <= tk_start;
+        si_q       <= '0;
+        nsge_q     <= tn_q[tk_pick];
+        nwr_q      <= '0;
+        off_q      <= '0;
+        dlen_q     <= td_q[tk_pick];
+        strip_q    <= tstrip_q[tk_pick];
+      end
+      if (wr_go) wq_wr_q <= wq_wr_q + 1'b1;
+      if (done_ours) begin
+        wq_rd_q       <= wq_rd_q + 1'b1;
+        rec_got[dn_i] <= rec_got[dn_i] + 1'b1;
+        if (wr_done_err_i) err_q[dn_i] <= 1'b1;
+      end
+      wo_q <= wo_q + (OW + 1)'(wr_go) - (OW + 1)'(done_ours);
+      if (wr_go) jb_wr_q <= jb_wr_q + 1'b1;
+
       // Word generator and output FIFO.
       rd1_q <= g_issue;
       if (g_issue) begin
         rd1_p0_q     <= g_p0_q;
         rd1_shift_q  <= q_pos[5:0];
         rd1_lo_odd_q <= lo_beat[0];
+        rd1_strip_q  <= g_strip_q;
+        rd1_di_q     <= g_di_q;
         g_p0_q       <= g_p0_q + 18'sd64;
         g_left_q     <= g_left_q - 1'b1;
+        if (g_left_q == 11'd1) g_busy_q <= 1'b0;
       end
-      if (g_busy_q && g_left_q == '0 && !rd1_q) g_busy_q <= 1'b0;
+      if (jb_pop) begin
+        jb_rd_q   <= jb_rd_q + 1'b1;
+        g_busy_q  <= 1'b1;
+        g_left_q  <= jb_nw;
+        g_p0_q    <= jb_p0;
+        g_strip_q <= jb_strip;
+        g_start_q <= jb_start;
+        g_di_q    <= jb_di;
+      end
       if (rd1_q) of_wr_q <= of_wr_q + 1'b1;
       if (out_pop) of_rd_q <= of_rd_q + 1'b1;
       of_cnt_q <= of_cnt_q + 3'(rd1_q) - 3'(out_pop);
 
-      wr_out_q <= wr_out_q + 16'(wr_go) - 16'(done_ours);
-      if (done_ours && wr_done_err_i) err_wr_q <= 1'b1;
-
-      unique case (state_q)
-        S_IDLE: if (meta_valid_i && !dq_empty) begin
-          qn_q    <= meta_rqn_i[QW-1:0];
-          qn_ok_q <= meta_rqn_i < 16'(NQ);
-          state_q <= S_LOOK;
-        end
-        S_LOOK: begin
-          strip_q <= c_flags[0] && meta_num_vlans_i != 2'd0 && f_head[8*12 +: 16] == 16'h0081;
-          dlen_q  <= (c_flags[0] && meta_num_vlans_i != 2'd0 && f_head[8*12 +: 16] == 16'h0081) ?
-                     f_len - 16'd4 : f_len;
-          wqe_addr_q <= c_base + ({48'd0, ci_cur & 16'(mask)} << c_lstr);
-          rd_beat_q  <= '0;
-          nsge_q     <= '0;
-          sge_stop_q <= 1'b0;
-          cap_q      <= '0;
-          bad_key_q  <= 1'b0;
-          rd_err_q   <= 1'b0;
-          err_wr_q   <= 1'b0;
-          if (!qn_ok_q || !en_q[qn_q] || st_q[qn_q] != ST_RDY) begin
-            kind_q <= EV_NO_BUF; state_q <= S_REL;
-          end else if (meta_malformed_i) begin
-            kind_q <= EV_MALFORMED; state_q <= S_REL;
-          end else if (pi_q[qn_q] == ci_cur) begin
-            kind_q <= EV_NO_BUF_Q; state_q <= S_REL;
-          end else begin
-            state_q <= S_RDREQ;
-          end
-        end
-        S_RDREQ: if (rd_req_ready_i) state_q <= S_RDRSP;
-        S_RDRSP: if (rd_rsp_valid_i) begin
-          rd_beat_q  <= rd_beat_q + 1'b1;
-          nsge_q     <= n_nsge;
-          sge_stop_q <= n_stop;
-          cap_q      <= n_cap;
-          bad_key_q  <= n_bad;
-          rd_err_q   <= rd_err_q || rd_rsp_err_i;
-          if (rd_rsp_last_i) begin
-            if (rd_rsp_err_i || rd_err_q) begin
-              kind_q <= EV_RD_ERR; state_q <= S_REL;
-            end else begin
-              state_q <= S_CHECK;
-            end
-          end
-        end
-        S_CHECK: begin
-          si_q  <= '0;
-          off_q <= '0;
-          if (38'(dlen_q) > cap_q) begin
-            kind_q <= EV_OVERSIZE; state_q <= S_REL;
-          end else if (bad_key_q) begin
-            kind_q <= EV_PROT_ERR; state_q <= S_CQE;
-          end else begin
-            kind_q <= EV_OK; state_q <= S_WRREQ;
-          end
-        end
-        S_WRREQ: begin
-          if (off_q >= dlen_q || si_q >= nsge_q) begin
-            state_q <= S_WAIT;
-          end else if (wr_go) begin
-            g_busy_q <= 1'b1;
-            g_left_q <= 11'((17'(a_cur[5:0]) + 17'(n_cur) + 17'd63) >> 6);
-            g_p0_q   <= 18'(off_q) - 18'(a_cur[5:0]);
-            off_q    <= off_q + n_cur;
-            si_q     <= si_q + 1'b1;
-            state_q  <= S_WRDATA;
-          end
-        end
-        S_WRDATA: if (!g_busy_q) state_q <= S_WRREQ;
-        S_WAIT: if (of_cnt_q == '0 && !rd1_q && wr_out_q == '0 && !(wr_go)) begin
-          if (err_wr_q || (done_ours && wr_done_err_i)) begin
-            if (kind_q == EV_WR_ERR) state_q <= S_CQE;
-            kind_q <= EV_WR_ERR;
-          end else begin
-            state_q <= S_CQE;
-          end
-        end
-        S_CQE: if (cqe_ready_i) state_q <= S_CI;
-        S_CI: if (rqci_ready_i) state_q <= S_REL;
-        S_REL: begin
-          dq_rd_q   <= dq_rd_q + 1'b1;
-          rel_ptr_q <= rel_ptr_q + f_beats;
-          state_q   <= S_IDLE;
-        end
-        default: state_q <= S_IDLE;
-      endcase
+      // Retire.
+      if (r_errph) h_errd_q <= 1'b1;
+      if (cqe_valid_o && cqe_ready_i) cqe_sent_q <= 1'b1;
+      if (rqci_valid_o && rqci_ready_i) ci_sent_q <= 1'b1;
+      if (r_go) begin
+        infl_q[rt_i] <= 1'b0;
+        pend_q[rt_i] <= 1'b0;
+        dq_rd_q    <= dq_rd_q + 1'b1;
+        rel_ptr_q  <= rel_ptr_q + r_beats;
+        h_errd_q   <= 1'b0;
+        cqe_sent_q <= 1'b0;
+        ci_sent_q  <= 1'b0;
+      end
     end
   end
 
