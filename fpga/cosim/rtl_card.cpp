@@ -21,8 +21,10 @@
 // only, no clear-on-read).
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -94,7 +96,11 @@ struct Phy {
 
 struct kite_card final : kite::fw::Hal {
     kite_card(const kite_card_config &cfg, const kite_host_ops &ops);
-    ~kite_card() { m_->final(); }
+    ~kite_card() {
+        stats_written_ = {};
+        write_stats(std::chrono::steady_clock::now());
+        m_->final();
+    }
 
     uint64_t mmio_read(uint16_t fn, unsigned bar, uint64_t off, unsigned size);
     void mmio_write(uint16_t fn, unsigned bar, uint64_t off, uint64_t val, unsigned size);
@@ -143,11 +149,13 @@ private:
     void logf(int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
     void cycle();
     void run();
+    void sync_time();
     void settle();
     void rearm();
+    void write_stats(std::chrono::steady_clock::time_point now);
     void host_rq_tlp();
     void queue_cq_tlp(unsigned bar, uint64_t off, bool write, uint64_t val, unsigned size);
-    uint64_t bar0_read64(uint32_t off);
+    uint64_t bar0_read(uint32_t off, unsigned size);
     void fw_wq(bool rq, uint32_t qn, const ctx::wq_ctx &w);
     void fw_cmd(unsigned op, uint16_t qn, const uint8_t *data, size_t n);
     void fw_rss(unsigned addr, uint32_t v);
@@ -161,7 +169,12 @@ private:
     uint64_t cycle_ = 0;
     uint64_t start_ns_ = 0;
     uint32_t now_us_ = 0;
+    uint32_t heartbeat_ = 0;  // the firmware's milliseconds since boot
     bool in_run_ = false;
+    bool fw_wq_taken_ = false, fw_cq_taken_ = false;  // the port took the request this cycle
+    uint64_t sim_ns_ = 0, sim_cycles_ = 0;  // wall time and cycles inside settle()
+    const char *stats_path_ = std::getenv("KITE_RTL_STATS");
+    std::chrono::steady_clock::time_point stats_written_{};
 
     // Host side of the PCIe interfaces.
     std::deque<Beat> cq_beats_, rc_beats_;
@@ -235,7 +248,7 @@ kite_card::kite_card(const kite_card_config &cfg, const kite_host_ops &ops) : cf
     pf.msix_vectors = pci::PF_MSIX_VECTORS;
     pf.db_pages = pci::PF_DB_PAGES;
     // The firmware reports what the datapath offers: the RTL's CAPS register.
-    uint32_t caps = uint32_t(bar0_read64(reg::CAPS));
+    uint32_t caps = uint32_t(bar0_read(reg::CAPS, 4));
     fw_ = std::make_unique<fw::Firmware>(*this, caps);
     fw_->boot();
     m.dev_status_i = fatal_ ? reg::DEV_STATUS_FATAL : reg::DEV_STATUS_READY;
@@ -300,7 +313,11 @@ void kite_card::cycle() {
     m.fw_version_i = fw_version_;
     m.health_syndrome_i = health_;
     m.now_us_i = now_us_;
+    m.heartbeat_i = heartbeat_;
+    m.clk_i = 0;
     m.eval();
+    fw_wq_taken_ = m.fw_wq_valid_i && m.fw_wq_ready_o;
+    fw_cq_taken_ = m.fw_cq_valid_i && m.fw_cq_ready_o;
 
     if (m.cq_tvalid_i && m.cq_tready_o)
         cq_beats_.pop_front();
@@ -338,6 +355,7 @@ void kite_card::cycle() {
             b.user[i] = m.rq_tuser_o[i];
         rq_tlp_.push_back(b);
         if (m.rq_tlast_o) {
+            cqe_written_ = cqe_written_ || bits(rq_tlp_[0].d.data(), 75, 4) == 1;
             host_rq_tlp();
             rq_tlp_.clear();
         }
@@ -361,8 +379,6 @@ void kite_card::cycle() {
     if (m.rq_err_o && m.rq_err_qn_o < rq_.size())
         rq_[m.rq_err_qn_o].state = wq_state::ERR;
 
-    m.clk_i = 0;
-    m.eval();
     m.clk_i = 1;
     m.eval();
     cycle_++;
@@ -372,14 +388,22 @@ void kite_card::cycle() {
     m.reset_done_i = 0;
 }
 
+// The card's microsecond clock follows the host's; the design is clocked
+// only while an entry point runs.
+void kite_card::sync_time() {
+    uint64_t ns = now_ns() - start_ns_;
+    uint32_t us = uint32_t(ns / 1000);
+    heartbeat_ = uint32_t(ns / 1000000);
+    if (us != now_us_) {
+        now_us_ = us;
+        m_->tick_i = 1;  // kite_cq's moderation sweep
+    }
+}
+
 // Runs until every interface has been quiet for QUIET cycles.
 void kite_card::run() {
     Vkite_card &m = *m_;
-    uint32_t us = uint32_t((now_ns() - start_ns_) / 1000);
-    if (us != now_us_) {
-        now_us_ = us;
-        m.tick_i = 1;  // kite_cq's moderation sweep
-    }
+    sync_time();
     unsigned quiet = 0;
     for (uint64_t n = 0; quiet < QUIET && n < RUN_LIMIT; n++) {
         bool busy = !cq_beats_.empty() || !rc_beats_.empty() || !rx_q_[0].empty() || !rx_q_[1].empty();
@@ -394,6 +418,8 @@ void kite_card::settle() {
     if (in_run_)
         return;
     in_run_ = true;
+    auto t0 = std::chrono::steady_clock::now();
+    uint64_t c0 = cycle_;
     for (int i = 0; i < 1000; i++) {
         run();
         if (ev_reset_) {
@@ -416,7 +442,23 @@ void kite_card::settle() {
             break;
     }
     in_run_ = false;
+    auto t1 = std::chrono::steady_clock::now();
+    sim_ns_ += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+    sim_cycles_ += cycle_ - c0;
+    write_stats(t1);
     rearm();
+}
+
+void kite_card::write_stats(std::chrono::steady_clock::time_point now) {
+    if (!stats_path_ || now - stats_written_ < std::chrono::seconds(2))
+        return;
+    // Simulation speed for whoever asked ($KITE_RTL_STATS): rewritten in place.
+    stats_written_ = now;
+    if (FILE *f = std::fopen(stats_path_, "w")) {
+        std::fprintf(f, "cycles %llu\nsim_seconds %.3f\ncycles_per_second %.0f\n", (unsigned long long)sim_cycles_,
+                     double(sim_ns_) / 1e9, sim_ns_ ? double(sim_cycles_) * 1e9 / double(sim_ns_) : 0.0);
+        std::fclose(f);
+    }
 }
 
 void kite_card::rearm() {
@@ -528,9 +570,9 @@ void kite_card::queue_cq_tlp(unsigned bar, uint64_t off, bool write, uint64_t va
     cq_beats_.push_back(bt);
 }
 
-uint64_t kite_card::bar0_read64(uint32_t off) {
+uint64_t kite_card::bar0_read(uint32_t off, unsigned size) {
     size_t before = cc_data_.size();
-    queue_cq_tlp(0, off, false, 0, 8);
+    queue_cq_tlp(0, off, false, 0, size);
     for (int i = 0; i < 10000 && cc_data_.size() == before; i++)
         cycle();
     if (cc_data_.size() == before) {
@@ -539,7 +581,7 @@ uint64_t kite_card::bar0_read64(uint32_t off) {
     }
     uint64_t v = cc_data_.back();
     cc_data_.clear();
-    return v;
+    return size == 8 ? v : uint32_t(v);
 }
 
 // ------------------------------------------------------------------ ABI
@@ -549,6 +591,7 @@ uint64_t kite_card::mmio_read(uint16_t fn, unsigned bar, uint64_t off, unsigned 
         return ~uint64_t(0) >> (64 - 8 * size);  // no VFs in the RTL: like a master abort
     if (size == 8 && (off & 7))
         return ~uint64_t(0);
+    sync_time();
     size_t before = cc_data_.size();
     queue_cq_tlp(bar, off, false, 0, size);
     for (int i = 0; i < 100000 && cc_data_.size() == before; i++)
@@ -699,12 +742,10 @@ void kite_card::fw_wq(bool rq, uint32_t qn, const ctx::wq_ctx &w) {
     m.fw_wq_port_i = w.port & 1;
     m.fw_wq_base_i = w.base;
     m.fw_wq_flags_i = w.flags;
+    m.fw_wq_valid_i = 1;
     for (int i = 0; i < 100000; i++) {
-        m.fw_wq_valid_i = 1;
-        m.eval();
-        bool taken = m.fw_wq_ready_o;
         cycle();
-        if (taken)
+        if (fw_wq_taken_)
             break;
     }
     m.fw_wq_valid_i = 0;
@@ -717,12 +758,10 @@ void kite_card::fw_cmd(unsigned op, uint16_t qn, const uint8_t *data, size_t n) 
     for (size_t i = 0; i < 8; i++)
         m.fw_cq_data_i[i] = 0;
     put_bytes(m.fw_cq_data_i, data, std::min<size_t>(n, 32));
+    m.fw_cq_valid_i = 1;
     for (int i = 0; i < 100000; i++) {
-        m.fw_cq_valid_i = 1;
-        m.eval();
-        bool taken = m.fw_cq_ready_o;
         cycle();
-        if (taken)
+        if (fw_cq_taken_)
             break;
     }
     m.fw_cq_valid_i = 0;
@@ -907,7 +946,7 @@ void kite_card::port_stats(uint8_t port, spec::port_stats &out, bool clear) {
     if (port == 0) {
         auto *p = reinterpret_cast<uint8_t *>(&out);
         for (uint32_t off = 0; off < sizeof(out); off += 8) {
-            uint64_t v = bar0_read64(reg::STATS_BASE + off);
+            uint64_t v = bar0_read(reg::STATS_BASE + off, 8);
             std::memcpy(p + off, &v, 8);
         }
     }
