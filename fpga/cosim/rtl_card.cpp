@@ -12,13 +12,16 @@
 //
 // Beside the RTL runs what the soft CPU would: the firmware (firmware/src,
 // the same code as the model's) over a Hal on the card's firmware port
-// (function table, SQ/RQ contexts, kite_cq commands, RSS table, BAR0
+// (function table, SQ/RQ contexts, kite_cq commands, RSS table, counters, BAR0
 // identity/status and command-queue registers), and the PHY's link ordered
 // sets (the RTL has no PCS). Deviations, documented in rtl.rst
 // ("Co-simulation"): the firmware's own DMA (command ring, QUERY_STATS, RSS
 // tables) uses ops->dma_* directly, as the RTL has no DMA client for the
-// soft CPU; port counters are read through the BAR0 STATS window (port 0
-// only, no clear-on-read).
+// soft CPU.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -28,6 +31,8 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "Vkite_card.h"
@@ -85,11 +90,15 @@ template <size_t W> void put_bytes(VlWide<W> &w, const uint8_t *p, size_t n, siz
 }
 template <size_t W> uint8_t get_byte(const VlWide<W> &w, size_t i) { return uint8_t(w[i / 4] >> (8 * (i % 4))); }
 
+// kite_card mac_ev_i bits of a port (the MAC's statistics vector).
+enum : unsigned { MAC_RX_RUNT, MAC_RX_OVERSIZE, MAC_RX_BAD_FCS, MAC_LINK_CHANGE, MAC_RX_MULTICAST, MAC_RX_BROADCAST,
+                  MAC_TX_MULTICAST, MAC_TX_BROADCAST };
+
 struct Phy {
     bool cable = true, partner_up = false, local_up = false, link_up = false;
     bool os_pending = false, os_please = false;
     uint64_t os_retry_ns = NEVER;
-    uint64_t link_changes = 0, bad_fcs = 0, dropped_no_link = 0;
+    uint64_t dropped_no_link = 0;
 };
 
 }  // namespace
@@ -100,6 +109,8 @@ struct kite_card final : kite::fw::Hal {
         stats_written_ = {};
         write_stats(std::chrono::steady_clock::now());
         m_->final();
+        if (flash_fd_ >= 0)
+            ::close(flash_fd_);
     }
 
     uint64_t mmio_read(uint16_t fn, unsigned bar, uint64_t off, unsigned size);
@@ -160,6 +171,14 @@ private:
     void fw_cmd(unsigned op, uint16_t qn, const uint8_t *data, size_t n);
     void fw_rss(unsigned addr, uint32_t v);
     void phy_update(unsigned port);
+    // A pulse on the MAC statistics input (counted by kite_stats); a second
+    // event of the same kind in one cycle waits a cycle.
+    void mac_event(unsigned port, unsigned bit) {
+        uint16_t b = uint16_t(1u << (8 * port + bit));
+        if (mac_ev_ & b)
+            cycle();
+        mac_ev_ |= b;
+    }
     void phy_service();
 
     kite_card_config cfg_;
@@ -172,6 +191,8 @@ private:
     uint32_t heartbeat_ = 0;  // the firmware's milliseconds since boot
     bool in_run_ = false;
     bool fw_wq_taken_ = false, fw_cq_taken_ = false;  // the port took the request this cycle
+    bool fw_st_taken_ = false;
+    std::optional<uint64_t> fw_st_data_;
     uint64_t sim_ns_ = 0, sim_cycles_ = 0;  // wall time and cycles inside settle()
     const char *stats_path_ = std::getenv("KITE_RTL_STATS");
     std::chrono::steady_clock::time_point stats_written_{};
@@ -187,6 +208,7 @@ private:
     std::vector<uint8_t> tx_cur_[2];
     Phy phy_[2];
     bool cqe_written_ = false;
+    uint16_t mac_ev_ = 0;  // kite_card's mac_ev_i pulses for the next cycle
 
     // Soft CPU: the firmware's view of the context tables (what it wrote),
     // the BAR0 inputs it drives and the events it serves.
@@ -210,12 +232,28 @@ private:
     bool ev_reset_ = false, ev_cmdq_ = false;
     uint32_t max_mod_usec_ = 0;
     uint64_t armed_deadline_ = NEVER;
-    std::vector<uint8_t> flash_ = std::vector<uint8_t>(fw::FLASH_SIZE, 0xff);
+    std::string flash_path_;
+    int flash_fd_ = -1;
+    std::vector<uint8_t> flash_;
     std::unique_ptr<fw::Firmware> fw_;
 };
 
 kite_card::kite_card(const kite_card_config &cfg, const kite_host_ops &ops) : cfg_(cfg), ops_(ops) {
+    if (cfg.flash_path)
+        flash_path_ = cfg.flash_path;
     cfg_.flash_path = nullptr;
+    if (!flash_path_.empty()) {
+        // The board's flash: persistent across card instances, as the model's.
+        flash_fd_ = ::open(flash_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        struct stat sb;
+        if (flash_fd_ >= 0 && fstat(flash_fd_, &sb) == 0 && sb.st_size < off_t(fw::FLASH_SIZE) &&
+            ftruncate(flash_fd_, fw::FLASH_SIZE) != 0) {
+            ::close(flash_fd_);
+            flash_fd_ = -1;
+        }
+    }
+    if (flash_fd_ < 0)
+        flash_.assign(fw::FLASH_SIZE, 0xff);
     vctx_ = std::make_unique<VerilatedContext>();
     m_ = std::make_unique<Vkite_card>(vctx_.get(), "kite_card");
     start_ns_ = now_ns();
@@ -314,9 +352,14 @@ void kite_card::cycle() {
     m.health_syndrome_i = health_;
     m.now_us_i = now_us_;
     m.heartbeat_i = heartbeat_;
+    m.mac_ev_i = mac_ev_;
+    mac_ev_ = 0;
     m.clk_i = 0;
     m.eval();
     fw_wq_taken_ = m.fw_wq_valid_i && m.fw_wq_ready_o;
+    fw_st_taken_ = fw_st_taken_ || (m.fw_st_valid_i && m.fw_st_ready_o);
+    if (m.fw_st_rvalid_o)
+        fw_st_data_ = uint64_t(m.fw_st_rdata_o);
     fw_cq_taken_ = m.fw_cq_valid_i && m.fw_cq_ready_o;
 
     if (m.cq_tvalid_i && m.cq_tready_o)
@@ -339,9 +382,14 @@ void kite_card::cycle() {
                     tx_cur_[p].push_back(get_byte(m.tx_tdata_o, 64 * p + i));
             if (m.tx_tlast_o >> p & 1) {
                 // A PHY without link discards what the MAC sends.
-                if (p < cfg_.num_ports && phy_[p].link_up)
-                    ops_.frame_out(ops_.opaque, p, tx_cur_[p].data(), tx_cur_[p].size());
-                else
+                if (p < cfg_.num_ports && phy_[p].link_up) {
+                    const std::vector<uint8_t> &f = tx_cur_[p];
+                    if (f[0] & 1)
+                        mac_event(p, std::all_of(f.begin(), f.begin() + 6, [](uint8_t b) { return b == 0xff; })
+                                         ? MAC_TX_BROADCAST
+                                         : MAC_TX_MULTICAST);
+                    ops_.frame_out(ops_.opaque, p, f.data(), f.size());
+                } else
                     phy_[p & 1].dropped_no_link++;
                 tx_cur_[p].clear();
             }
@@ -622,7 +670,8 @@ int kite_card::frame_in(unsigned port, const void *frame, size_t len) {
     Phy &ph = phy_[port];
     if (os_is(f, len)) {
         if (!fcs_ok(f, len) || f[6] != OS_VERSION) {
-            ph.bad_fcs++;
+            mac_event(port, MAC_RX_BAD_FCS);
+            settle();
             return 1;
         }
         if (!ph.cable)
@@ -634,14 +683,18 @@ int kite_card::frame_in(unsigned port, const void *frame, size_t len) {
         settle();
         return 1;
     }
-    if (!ph.cable || len < limits::FCS_LEN + 14)
-        return 1;
-    // The MAC checks and strips the FCS before kite_card's RX port.
-    if (!fcs_ok(f, len)) {
-        ph.bad_fcs++;
-        return 1;
-    }
-    rx_q_[port].emplace_back(f, f + len - limits::FCS_LEN);
+    if (!ph.link_up)
+        return 1;  // the PHY has no link: nothing is received
+    // The MAC drops runts, frames over its maximum (the port's MTU) and bad
+    // FCSs, counts them, and strips the FCS before kite_card's RX port.
+    if (len < limits::MIN_FRAME)
+        mac_event(port, MAC_RX_RUNT);
+    else if (len > size_t(port_[port].mtu) + 14 + 4 + limits::FCS_LEN)
+        mac_event(port, MAC_RX_OVERSIZE);
+    else if (!fcs_ok(f, len))
+        mac_event(port, MAC_RX_BAD_FCS);
+    else
+        rx_q_[port].emplace_back(f, f + len - limits::FCS_LEN);
     settle();
     return 1;
 }
@@ -701,7 +754,7 @@ void kite_card::phy_update(unsigned port) {
     if (up == ph.link_up)
         return;
     ph.link_up = up;
-    ph.link_changes++;
+    mac_event(port, MAC_LINK_CHANGE);
     logf(2, "kite-rtl: port %u link %s", port, up ? "up" : "down");
     eqe e{};
     e.ev_type = eqe_type::PORT_CHANGE;
@@ -938,23 +991,26 @@ void kite_card::cmdq_get(uint16_t fn, fw::cmdq_regs &r) {
     r.ci = cmdq_ci_;
 }
 
+// QUERY_STATS: kite_stats through the card's firmware counter port.
 void kite_card::port_stats(uint8_t port, spec::port_stats &out, bool clear) {
     out = spec::port_stats{};
     if (port >= cfg_.num_ports)
         return;
-    // No counter port for the soft CPU: the BAR0 window shows port 0.
-    if (port == 0) {
-        auto *p = reinterpret_cast<uint8_t *>(&out);
-        for (uint32_t off = 0; off < sizeof(out); off += 8) {
-            uint64_t v = bar0_read(reg::STATS_BASE + off, 8);
-            std::memcpy(p + off, &v, 8);
-        }
-    }
-    out.rx_bad_fcs += phy_[port].bad_fcs;
-    out.link_changes += phy_[port].link_changes;
-    if (clear) {
-        phy_[port].bad_fcs = 0;
-        phy_[port].link_changes = 0;
+    Vkite_card &m = *m_;
+    auto *p = reinterpret_cast<uint8_t *>(&out);
+    for (uint32_t w = 0; w < sizeof(out) / 8; w++) {
+        m.fw_st_idx_i = uint16_t(32 * port + w);
+        m.fw_st_clear_i = clear;
+        m.fw_st_valid_i = 1;
+        fw_st_data_.reset();
+        for (int i = 0; i < 1000 && !fw_st_taken_; i++)
+            cycle();
+        m.fw_st_valid_i = 0;
+        fw_st_taken_ = false;
+        for (int i = 0; i < 1000 && !fw_st_data_; i++)
+            cycle();
+        uint64_t v = fw_st_data_.value_or(0);
+        std::memcpy(p + 8 * w, &v, 8);
     }
 }
 
@@ -968,15 +1024,19 @@ void kite_card::port_mac(uint16_t fn, uint8_t port, uint8_t mac[6]) {
 }
 
 bool kite_card::flash_read(uint32_t off, void *buf, uint32_t len) {
-    if (uint64_t(off) + len > flash_.size())
+    if (uint64_t(off) + len > fw::FLASH_SIZE)
         return false;
+    if (flash_fd_ >= 0)
+        return ::pread(flash_fd_, buf, len, off) == ssize_t(len);
     std::memcpy(buf, flash_.data() + off, len);
     return true;
 }
 
 bool kite_card::flash_write(uint32_t off, const void *buf, uint32_t len) {
-    if (uint64_t(off) + len > flash_.size())
+    if (uint64_t(off) + len > fw::FLASH_SIZE)
         return false;
+    if (flash_fd_ >= 0)
+        return ::pwrite(flash_fd_, buf, len, off) == ssize_t(len);
     std::memcpy(flash_.data() + off, buf, len);
     return true;
 }

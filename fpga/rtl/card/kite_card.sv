@@ -123,6 +123,22 @@ module kite_card #(
   output logic [15:0]               cmdq_pi_o,
   output logic                      cmdq_db_o,
 
+  // Firmware counter reads (QUERY_STATS): index as kite_stats (port p's
+  // struct port_stats at 32p), optional clear; the data follows on
+  // fw_st_rvalid_o. BAR0 STATS reads go first.
+  input  logic                      fw_st_valid_i,
+  output logic                      fw_st_ready_o,
+  input  logic [13:0]               fw_st_idx_i,
+  input  logic                      fw_st_clear_i,
+  output logic                      fw_st_rvalid_o,
+  output logic [63:0]               fw_st_rdata_o,
+
+  // MAC / PHY statistics pulses per port (the CMAC's statistics vector and
+  // the PHY's link state changes), port p at [8p +: 8]: 0 rx_runt,
+  // 1 rx_oversize, 2 rx_bad_fcs, 3 link_changes, 4 rx_multicast,
+  // 5 rx_broadcast, 6 tx_multicast, 7 tx_broadcast.
+  input  logic [NPORT*8-1:0]        mac_ev_i,
+
   // Events with no counter slot yet (rtl.rst).
   output logic [31:0]               mmio_wr_drop_o,
   output logic                      cqe_drop_o,
@@ -223,8 +239,16 @@ module kite_card #(
   assign reg_req_addr  = m_addr[15:0] + (m_hi_q ? 16'd4 : 16'd0);
   assign reg_req_wdata = m_hi_q ? m_wdata[63:32] : m_wdata[31:0];
   assign reg_req_valid = ms_q == M_ACC;
-  assign st_rd_valid   = ms_q == M_STAT;
-  assign st_rd_idx     = 14'(regs_stats_addr);   // the PF's port 0 counters
+  // One counter read in flight; its owner takes the answer.
+  logic         st_busy_q, st_fw_q, st_bar_req, st_go, st_rd_clear;
+  assign st_bar_req    = ms_q == M_STAT;
+  assign st_rd_valid   = !st_busy_q && (st_bar_req || fw_st_valid_i);
+  assign st_rd_idx     = st_bar_req ? 14'(regs_stats_addr) : fw_st_idx_i;   // BAR0: the PF's port 0
+  assign st_rd_clear   = !st_bar_req && fw_st_clear_i;
+  assign st_go         = st_rd_valid && st_rd_ready;
+  assign fw_st_ready_o = st_go && !st_bar_req;
+  assign fw_st_rvalid_o = st_rd_vo && st_fw_q;
+  assign fw_st_rdata_o  = st_rd_data;
   assign db_valid      = ms_q == M_DB;
   assign mq_pop        = ms_q == M_RSP || (ms_q == M_DB && db_ready) ||
                          (ms_q == M_ACC && m_write && (m_hi_q || !m_hi_en)) ||
@@ -237,6 +261,8 @@ module kite_card #(
       mq_wr_q     <= '0;
       mq_rd_q     <= '0;
       mmio_drop_q <= '0;
+      st_busy_q   <= 1'b0;
+      st_fw_q     <= 1'b0;
       ms_q        <= M_IDLE;
       m_hi_q      <= 1'b0;
       acc_hi_q    <= 1'b0;
@@ -248,6 +274,12 @@ module kite_card #(
         else mq_wr_q <= mq_wr_q + 1'b1;
       end
       if (mq_pop) mq_rd_q <= mq_rd_q + 1'b1;
+      if (st_go) begin
+        st_busy_q <= 1'b1;
+        st_fw_q   <= !st_bar_req;
+      end else if (st_rd_vo) begin
+        st_busy_q <= 1'b0;
+      end
       acc_hi_q <= m_hi_q;
       if (reg_rsp_valid) begin
         if (acc_hi_q) m_rdata_q[63:32] <= reg_rdata;
@@ -260,8 +292,8 @@ module kite_card #(
           if (m_bar == 3'd2) ms_q <= M_DB;
           else ms_q <= (!m_write && m_is_stats) ? M_STAT : M_ACC;
         end
-        M_STAT: if (st_rd_ready) ms_q <= M_STATW;
-        M_STATW: if (st_rd_vo) begin
+        M_STAT: if (st_go) ms_q <= M_STATW;
+        M_STATW: if (st_rd_vo && !st_fw_q) begin
           stat_q <= st_rd_data;
           ms_q   <= M_ACC;
         end
@@ -368,6 +400,7 @@ module kite_card #(
   logic [NPORT-1:0]         fcs_frame;
   logic [NPORT*16-1:0]      fcs_len;
 
+  logic [NPORT*32-1:0]      lso_cnt_p;
   assign d_ready = g_d_ready[d_port];
 
   for (genvar p = 0; p < NPORT; p++) begin : g_tx
@@ -409,8 +442,9 @@ module kite_card #(
       .frame_o(fcs_frame[p]), .frame_len_o(fcs_len[p*16 +: 16])
     );
 
+    assign lso_cnt_p[p*32 +: 32] = lso_cnt;
     logic unused_tx;
-    assign unused_tx = ^{lso_cnt, seg_cnt, drop_cnt};
+    assign unused_tx = ^{seg_cnt, drop_cnt};
   end
 
   // ============================================================== RX
@@ -786,12 +820,15 @@ module kite_card #(
   // ============================================================== counters
   // Sources: 0 RX frame outcomes (one increment per cycle from a queue of
   // events), then per port: TX packets, TX bytes.
-  localparam int unsigned NSRC = 1 + 2 * NPORT;
+  localparam int unsigned NSRC = 2 + 2 * NPORT;
   localparam int unsigned IW = 14;
   logic [NSRC-1:0]      inc_valid;
   logic [NSRC*IW-1:0]   inc_idx;
   logic [NSRC*32-1:0]   inc_amt;
   logic [31:0]          st_bad;
+  logic                 inc_valid_x;
+  logic [IW-1:0]        inc_idx_x;
+  logic [31:0]          inc_amt_x;
   logic                 st_busy;
 
   logic [3+16+16+2+PW-1:0] ev_mem [8];
@@ -866,6 +903,9 @@ module kite_card #(
     inc_valid[0] = !ev_empty && s_inc;
     inc_idx[0 +: IW] = s_idx;
     inc_amt[0 +: 32] = s_amt;
+    inc_valid[NSRC-1] = inc_valid_x;
+    inc_idx[(NSRC-1)*IW +: IW] = inc_idx_x;
+    inc_amt[(NSRC-1)*32 +: 32] = inc_amt_x;
     for (int p = 0; p < NPORT; p++) begin
       inc_valid[1 + 2*p]             = fcs_frame[p];
       inc_idx[(1 + 2*p)*IW +: IW]    = IW'(32 * p + 2);   // tx_packets
@@ -876,10 +916,82 @@ module kite_card #(
     end
   end
 
+  // Source NSRC-1: counts kept elsewhere, reported as increments. Per port,
+  // slots 0-3 follow running counts (queue manager tx_bad_desc, tx_dma_error,
+  // db_dropped; kite_txp_lso super-frames): the difference to the last
+  // reported value; slots 4-11 count mac_ev_i pulses. The lowest slot with
+  // something to report goes each cycle.
+  localparam int unsigned NSLOT = 12;
+  function automatic logic [4:0] slot_idx(logic [3:0] k);  // word in struct port_stats
+    unique case (k)
+      4'd0: slot_idx = 5'd14;   // tx_bad_desc
+      4'd1: slot_idx = 5'd15;   // tx_dma_error
+      4'd2: slot_idx = 5'd25;   // db_dropped
+      4'd3: slot_idx = 5'd28;   // tx_lso
+      4'd4: slot_idx = 5'd5;    // rx_runt
+      4'd5: slot_idx = 5'd6;    // rx_oversize
+      4'd6: slot_idx = 5'd7;    // rx_bad_fcs
+      4'd7: slot_idx = 5'd26;   // link_changes
+      4'd8: slot_idx = 5'd10;   // rx_multicast
+      4'd9: slot_idx = 5'd11;   // rx_broadcast
+      4'd10: slot_idx = 5'd12;  // tx_multicast
+      default: slot_idx = 5'd13;  // tx_broadcast
+    endcase
+  endfunction
+  logic [31:0] x_cur [NPORT][4];
+  logic [31:0] x_rep_q [NPORT][4];
+  logic [15:0] x_pend_q [NPORT][8];
+  logic        x_valid;
+  logic [PW-1:0] x_port;
+  logic [3:0]  x_slot;
+  logic [31:0] x_amt;
+  always_comb begin
+    for (int p = 0; p < NPORT; p++) begin
+      x_cur[p][0] = tx_bad_desc[p*64 +: 32];
+      x_cur[p][1] = tx_dma_error[p*64 +: 32];
+      x_cur[p][2] = db_dropped[p*64 +: 32];
+      x_cur[p][3] = lso_cnt_p[p*32 +: 32];
+    end
+    x_valid = 1'b0;
+    x_port  = '0;
+    x_slot  = '0;
+    x_amt   = '0;
+    for (int p = NPORT - 1; p >= 0; p--) begin
+      for (int k = NSLOT - 1; k >= 0; k--) begin
+        if (k < 4 ? x_cur[p][k] != x_rep_q[p][k] : x_pend_q[p][k-4] != 16'd0) begin
+          x_valid = 1'b1;
+          x_port  = PW'(p);
+          x_slot  = 4'(k);
+          x_amt   = k < 4 ? x_cur[p][k] - x_rep_q[p][k] : 32'(x_pend_q[p][k-4]);
+        end
+      end
+    end
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int p = 0; p < NPORT; p++) begin
+        for (int k = 0; k < 4; k++) x_rep_q[p][k] <= '0;
+        for (int k = 0; k < 8; k++) x_pend_q[p][k] <= '0;
+      end
+    end else begin
+      for (int p = 0; p < NPORT; p++) begin
+        for (int k = 0; k < 4; k++)
+          if (x_valid && x_port == PW'(p) && x_slot == 4'(k)) x_rep_q[p][k] <= x_cur[p][k];
+        for (int k = 0; k < 8; k++)
+          x_pend_q[p][k] <= x_pend_q[p][k]
+                            - ((x_valid && x_port == PW'(p) && x_slot == 4'(k + 4)) ? x_pend_q[p][k] : 16'd0)
+                            + 16'(mac_ev_i[p*8 + k]);
+      end
+    end
+  end
+  assign inc_valid_x = x_valid;
+  assign inc_idx_x   = IW'(32 * 32'(x_port)) + IW'(slot_idx(x_slot));
+  assign inc_amt_x   = x_amt;
+
   kite_stats #(.N_SRC(NSRC), .IDX_W(IW)) u_stats (
     .clk_i, .rst_ni,
     .inc_valid_i(inc_valid), .inc_idx_i(inc_idx), .inc_amt_i(inc_amt),
-    .rd_valid_i(st_rd_valid), .rd_ready_o(st_rd_ready), .rd_idx_i(st_rd_idx), .rd_clear_i(1'b0),
+    .rd_valid_i(st_rd_valid), .rd_ready_o(st_rd_ready), .rd_idx_i(st_rd_idx), .rd_clear_i(st_rd_clear),
     .rd_valid_o(st_rd_vo), .rd_data_o(st_rd_data), .rd_err_o(st_rd_err),
     .bad_count_o(st_bad), .busy_o(st_busy)
   );

@@ -16,6 +16,12 @@
 //      port 1: buffer bytes and RX CQE in host memory equal the model's.
 //   3. BAR0: MMIO reads of HW_REVISION and of the port 0 counters
 //      tx_packets / tx_bytes (STATS) answer on CC with the model's values.
+//   4. MAC statistics input: runts and a bad-FCS frame given to the model's
+//      RxPipeline::receive, pulsed on mac_ev_i (two in one cycle on both
+//      ports), give the model's rx_runt / rx_bad_fcs per port.
+//   5. Firmware counter port: port 0 tx_packets with clear answers the
+//      model's value, then 0; a BAR0 STATS read issued at the same time
+//      still answers its own counter.
 // --inject corrupts one expected byte (the run must fail).
 #include <algorithm>
 #include <array>
@@ -125,6 +131,8 @@ struct Bench {
     std::deque<std::vector<uint8_t>> rx_q[2];
     size_t rx_off[2]{};
     std::deque<uint64_t> cc_data;
+    std::vector<uint64_t> fw_st_data;
+    bool fw_st_taken = false;
     uint8_t mmio_tag = 0;
 
     Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {
@@ -141,6 +149,9 @@ struct Bench {
         m.fw_wq_valid_i = 0;
         m.fw_cq_valid_i = 0;
         m.fw_rss_we_i = 0;
+        m.fw_st_valid_i = 0;
+        m.fw_st_clear_i = 0;
+        m.mac_ev_i = 0;
         m.now_us_i = 0;
         m.tick_i = 0;
         m.fw_version_i = 0x01020003;
@@ -271,6 +282,8 @@ struct Bench {
             rq_tlp.push_back(b);
             if (m.rq_tlast_o) { host_rq_tlp(); rq_tlp.clear(); }
         }
+        if (m.fw_st_rvalid_o) fw_st_data.push_back(m.fw_st_rdata_o);
+        fw_st_taken = m.fw_st_valid_i && m.fw_st_ready_o;
         if (m.cc_tvalid_o && m.cc_tready_i) {
             uint64_t v = 0;
             for (unsigned i = 0; i < 8; i++) v |= uint64_t(tb::get_byte(m.cc_tdata_o, 12 + i)) << (8 * i);
@@ -281,6 +294,8 @@ struct Bench {
         m.fw_wq_valid_i = 0;
         m.fw_cq_valid_i = 0;
         m.fw_rss_we_i = 0;
+        m.mac_ev_i = 0;
+        if (fw_st_taken) m.fw_st_valid_i = 0;
     }
 
     void run(unsigned n) { for (unsigned i = 0; i < n; i++) step(); }
@@ -446,6 +461,54 @@ int main(int argc, char **argv) {
                "port 0 tx_packets %llu tx_bytes %llu, model %llu %llu", (unsigned long long)txp,
                (unsigned long long)txb, (unsigned long long)b.ref.hw.ports[0].stats.tx_packets,
                (unsigned long long)b.ref.hw.ports[0].stats.tx_bytes);
+    // 4. MAC statistics pulses: the model's MAC verdicts on the same frames.
+    {
+        std::vector<uint8_t> runt = tb::rbytes(rng, 40);
+        std::vector<uint8_t> badf = wire;
+        badf.back() ^= 0x40;
+        b.ref.hw.ports[0].link_up = b.ref.hw.ports[1].link_up = true;
+        b.ref.rx.receive(0, runt.data(), runt.size());
+        b.ref.rx.receive(0, runt.data(), runt.size());
+        b.ref.rx.receive(1, runt.data(), runt.size());
+        b.ref.rx.receive(1, badf.data(), badf.size());
+        b.m.mac_ev_i = 0x0101;  // a runt on each port in one cycle
+        b.step();
+        b.m.mac_ev_i = 0x0401;  // port 0 runt, port 1 bad FCS
+        b.step();
+        b.run(20);
+        uint64_t r0 = b.bar0_read(uint32_t(spec::reg::STATS_BASE) + 5 * 8);
+        chk.expect(r0 == b.ref.hw.ports[0].stats.rx_runt, "port 0 rx_runt %llu, model %llu", (unsigned long long)r0,
+                   (unsigned long long)b.ref.hw.ports[0].stats.rx_runt);
+        // Port 1 through the firmware port (BAR0 shows port 0).
+        for (unsigned w : {5u, 7u}) {
+            b.fw_st_data.clear();
+            b.m.fw_st_valid_i = 1;
+            b.m.fw_st_idx_i = uint16_t(32 + w);
+            b.m.fw_st_clear_i = 0;
+            for (int i = 0; i < 100 && b.fw_st_data.empty(); i++) b.step();
+            uint64_t exp = w == 5 ? b.ref.hw.ports[1].stats.rx_runt : b.ref.hw.ports[1].stats.rx_bad_fcs;
+            chk.expect(b.fw_st_data.size() == 1 && b.fw_st_data[0] == exp, "port 1 counter %u via the firmware port: "
+                       "%llu, model %llu", w, b.fw_st_data.empty() ? ~0ull : (unsigned long long)b.fw_st_data[0],
+                       (unsigned long long)exp);
+        }
+    }
+    // 5. Firmware read with clear, racing a BAR0 read of another counter.
+    {
+        b.fw_st_data.clear();
+        b.m.fw_st_valid_i = 1;
+        b.m.fw_st_idx_i = 2;  // port 0 tx_packets
+        b.m.fw_st_clear_i = 1;
+        size_t before = b.cc_data.size();
+        b.mmio(0, uint32_t(spec::reg::STATS_BASE) + 24, false, 0);  // tx_bytes
+        for (int i = 0; i < 200 && (b.fw_st_data.empty() || b.cc_data.size() == before); i++) b.step();
+        chk.expect(b.fw_st_data.size() == 1 && b.fw_st_data[0] == b.ref.hw.ports[0].stats.tx_packets,
+                   "firmware read of tx_packets with clear");
+        chk.expect(b.cc_data.size() > before && (b.cc_data.back() & 0xffffffffu) == b.ref.hw.ports[0].stats.tx_bytes,
+                   "BAR0 tx_bytes read alongside");
+        b.m.fw_st_clear_i = 0;
+        uint64_t after = b.bar0_read(uint32_t(spec::reg::STATS_BASE) + 16);
+        chk.expect(after == 0, "tx_packets cleared (%llu)", (unsigned long long)after);
+    }
     std::printf("[card] TX frame %zu bytes on port 0, RX frame %zu bytes delivered, %llu cycles\n",
                 b.tx_frames[0].empty() ? size_t(0) : b.tx_frames[0][0].size(), rf.size(),
                 (unsigned long long)b.clk.cycle);
