@@ -12,12 +12,10 @@
 //
 // Beside the RTL runs what the soft CPU would: the firmware (firmware/src,
 // the same code as the model's) over a Hal on the card's firmware port
-// (function table, SQ/RQ contexts, kite_cq commands, RSS table, counters, BAR0
+// (function table, SQ/RQ contexts, kite_cq commands, RSS table, counters, DMA, BAR0
 // identity/status and command-queue registers), and the PHY's link ordered
-// sets (the RTL has no PCS). Deviations, documented in rtl.rst
-// ("Co-simulation"): the firmware's own DMA (command ring, QUERY_STATS, RSS
-// tables) uses ops->dma_* directly, as the RTL has no DMA client for the
-// soft CPU.
+// sets (the RTL has no PCS). The firmware's own DMA (command ring,
+// QUERY_STATS results, RSS tables) goes through the card's firmware DMA port.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -123,12 +121,8 @@ struct kite_card final : kite::fw::Hal {
     void set_cable(unsigned port, bool plugged);
 
     // fw::Hal
-    bool dma_read(uint16_t fn, uint64_t addr, void *buf, uint32_t len) override {
-        return ops_.dma_read(ops_.opaque, fn, addr, buf, len) == 0;
-    }
-    bool dma_write(uint16_t fn, uint64_t addr, const void *buf, uint32_t len) override {
-        return ops_.dma_write(ops_.opaque, fn, addr, buf, len) == 0;
-    }
+    bool dma_read(uint16_t fn, uint64_t addr, void *buf, uint32_t len) override;
+    bool dma_write(uint16_t fn, uint64_t addr, const void *buf, uint32_t len) override;
     void ctx_read(ctx::table t, uint32_t idx, void *buf, uint32_t len) override;
     void ctx_write(ctx::table t, uint32_t idx, const void *buf, uint32_t len) override;
     void post_async(uint16_t fn, const eqe &e) override;
@@ -192,6 +186,10 @@ private:
     bool in_run_ = false;
     bool fw_wq_taken_ = false, fw_cq_taken_ = false;  // the port took the request this cycle
     bool fw_st_taken_ = false;
+    // Firmware DMA port: request taken, read beats, write word taken / done.
+    bool fw_rd_taken_ = false, fw_wr_taken_ = false, fw_wd_taken_ = false, fw_wr_done_ = false, fw_wr_err_ = false;
+    bool fw_rd_last_ = false, fw_rd_err_ = false;
+    std::vector<uint8_t> fw_rd_bytes_;
     std::optional<uint64_t> fw_st_data_;
     uint64_t sim_ns_ = 0, sim_cycles_ = 0;  // wall time and cycles inside settle()
     const char *stats_path_ = std::getenv("KITE_RTL_STATS");
@@ -358,6 +356,23 @@ void kite_card::cycle() {
     m.eval();
     fw_wq_taken_ = m.fw_wq_valid_i && m.fw_wq_ready_o;
     fw_st_taken_ = fw_st_taken_ || (m.fw_st_valid_i && m.fw_st_ready_o);
+    fw_rd_taken_ = fw_rd_taken_ || (m.fw_rd_valid_i && m.fw_rd_ready_o);
+    fw_wr_taken_ = fw_wr_taken_ || (m.fw_wr_valid_i && m.fw_wr_ready_o);
+    fw_wd_taken_ = m.fw_wd_valid_i && m.fw_wd_ready_o;
+    if (m.fw_rd_rsp_valid_o) {
+        uint64_t keep = uint64_t(m.fw_rd_rsp_keep_o);
+        for (unsigned i = 0; i < 64; i++)
+            if (keep >> i & 1)
+                fw_rd_bytes_.push_back(get_byte(m.fw_rd_rsp_data_o, i));
+        if (m.fw_rd_rsp_last_o) {
+            fw_rd_last_ = true;
+            fw_rd_err_ = m.fw_rd_rsp_err_o;
+        }
+    }
+    if (m.fw_wr_done_o) {
+        fw_wr_done_ = true;
+        fw_wr_err_ = m.fw_wr_err_o;
+    }
     if (m.fw_st_rvalid_o)
         fw_st_data_ = uint64_t(m.fw_st_rdata_o);
     fw_cq_taken_ = m.fw_cq_valid_i && m.fw_cq_ready_o;
@@ -989,6 +1004,70 @@ void kite_card::cmdq_get(uint16_t fn, fw::cmdq_regs &r) {
     r.log_size = m.cmdq_enable_o || m.cmdq_log_size_o ? uint8_t(m.cmdq_log_size_o) : 0;
     r.pi = uint16_t(m.cmdq_pi_o);
     r.ci = cmdq_ci_;
+}
+
+// The firmware's DMA goes through the card's firmware DMA port (function 0,
+// as every request of this RTL).
+bool kite_card::dma_read(uint16_t, uint64_t addr, void *buf, uint32_t len) {
+    Vkite_card &m = *m_;
+    for (uint32_t done = 0; done < len;) {
+        uint32_t n = std::min<uint32_t>(len - done, 4096);
+        m.fw_rd_addr_i = addr + done;
+        m.fw_rd_len_i = uint16_t(n);
+        m.fw_rd_valid_i = 1;
+        fw_rd_taken_ = fw_rd_last_ = fw_rd_err_ = false;
+        fw_rd_bytes_.clear();
+        for (int i = 0; i < 100000 && !fw_rd_taken_; i++)
+            cycle();
+        m.fw_rd_valid_i = 0;
+        for (int i = 0; i < 1000000 && !fw_rd_last_; i++)
+            cycle();
+        if (!fw_rd_last_ || fw_rd_err_ || fw_rd_bytes_.size() != n)
+            return false;
+        std::memcpy(static_cast<uint8_t *>(buf) + done, fw_rd_bytes_.data(), n);
+        done += n;
+    }
+    return true;
+}
+
+bool kite_card::dma_write(uint16_t, uint64_t addr, const void *buf, uint32_t len) {
+    Vkite_card &m = *m_;
+    const uint8_t *src = static_cast<const uint8_t *>(buf);
+    for (uint32_t done = 0; done < len;) {
+        uint32_t n = std::min<uint32_t>(len - done, 4096);
+        uint64_t a = addr + done;
+        m.fw_wr_addr_i = a;
+        m.fw_wr_len_i = uint16_t(n);
+        m.fw_wr_valid_i = 1;
+        fw_wr_taken_ = fw_wr_done_ = fw_wr_err_ = false;
+        for (int i = 0; i < 100000 && !fw_wr_taken_; i++)
+            cycle();
+        m.fw_wr_valid_i = 0;
+        if (!fw_wr_taken_)
+            return false;
+        // Address-aligned words: byte b of the request sits in lane (a + b) mod 64.
+        uint32_t words = uint32_t(((a & 63) + n + 63) / 64);
+        for (uint32_t w = 0; w < words; w++) {
+            uint8_t word[64]{};
+            for (unsigned l = 0; l < 64; l++) {
+                int64_t b = int64_t(w) * 64 + l - int64_t(a & 63);
+                if (b >= 0 && b < int64_t(n))
+                    word[l] = src[done + uint32_t(b)];
+            }
+            put_bytes(m.fw_wd_i, word, 64);
+            m.fw_wd_valid_i = 1;
+            fw_wd_taken_ = false;
+            for (int i = 0; i < 100000 && !fw_wd_taken_; i++)
+                cycle();
+        }
+        m.fw_wd_valid_i = 0;
+        for (int i = 0; i < 100000 && !fw_wr_done_; i++)
+            cycle();
+        if (!fw_wr_done_ || fw_wr_err_)
+            return false;
+        done += n;
+    }
+    return true;
 }
 
 // QUERY_STATS: kite_stats through the card's firmware counter port.

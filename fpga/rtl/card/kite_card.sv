@@ -123,6 +123,29 @@ module kite_card #(
   output logic [15:0]               cmdq_pi_o,
   output logic                      cmdq_db_o,
 
+  // Firmware DMA (the soft CPU's engine, lowest priority): reads answer in
+  // address lanes with keep, the last beat carries the request's error;
+  // writes take address-aligned 64-byte words, fw_wr_done_o when the last
+  // has left. Requests are on behalf of function 0 (as every DMA here).
+  input  logic                      fw_rd_valid_i,
+  output logic                      fw_rd_ready_o,
+  input  logic [63:0]               fw_rd_addr_i,
+  input  logic [15:0]               fw_rd_len_i,
+  output logic                      fw_rd_rsp_valid_o,
+  output logic [511:0]              fw_rd_rsp_data_o,
+  output logic [63:0]               fw_rd_rsp_keep_o,
+  output logic                      fw_rd_rsp_last_o,
+  output logic                      fw_rd_rsp_err_o,
+  input  logic                      fw_wr_valid_i,
+  output logic                      fw_wr_ready_o,
+  input  logic [63:0]               fw_wr_addr_i,
+  input  logic [15:0]               fw_wr_len_i,
+  input  logic                      fw_wd_valid_i,
+  output logic                      fw_wd_ready_o,
+  input  logic [511:0]              fw_wd_i,
+  output logic                      fw_wr_done_o,
+  output logic                      fw_wr_err_o,
+
   // Firmware counter reads (QUERY_STATS): index as kite_stats (port p's
   // struct port_stats at 32p), optional clear; the data follows on
   // fw_st_rvalid_o. BAR0 STATS reads go first.
@@ -604,8 +627,8 @@ module kite_card #(
   end
 
   // ============================================================== DMA reads
-  // Fixed priority: WQE fetch, RX WQE, TX gather by port. Responses go back
-  // by id.
+  // Fixed priority: WQE fetch, RX WQE, TX gather by port, firmware (id
+  // 0xc0). Responses go back by id.
   always_comb begin
     rd_req_valid = 1'b0;
     rd_req_id    = '0;
@@ -614,6 +637,7 @@ module kite_card #(
     f_rd_ready   = 1'b0;
     x_rd_ready   = 1'b0;
     g_rd_ready   = '0;
+    fw_rd_ready_o = 1'b0;
     if (f_rd_valid) begin
       rd_req_valid = 1'b1;
       rd_req_id    = 8'(f_rd_tag);
@@ -632,8 +656,19 @@ module kite_card #(
       rd_req_addr  = g_rd_addr[g_rd_sel*64 +: 64];
       rd_req_len   = g_rd_len[g_rd_sel*16 +: 16];
       g_rd_ready[g_rd_sel] = rd_req_ready;
+    end else if (fw_rd_valid_i) begin
+      rd_req_valid  = 1'b1;
+      rd_req_id     = 8'hc0;
+      rd_req_addr   = fw_rd_addr_i;
+      rd_req_len    = fw_rd_len_i;
+      fw_rd_ready_o = rd_req_ready;
     end
   end
+  assign fw_rd_rsp_valid_o = rd_rsp_valid && rd_rsp_id == 8'hc0;
+  assign fw_rd_rsp_data_o  = rd_rsp_data;
+  assign fw_rd_rsp_keep_o  = rd_rsp_keep;
+  assign fw_rd_rsp_last_o  = rd_rsp_last;
+  assign fw_rd_rsp_err_o   = rd_rsp_err;
   logic unused_rdfn;
   assign unused_rdfn = ^{f_rd_fn, x_rd_fn, g_rd_fn, x_wr_fn, x_rqerr_write, d_nsge};
 
@@ -645,6 +680,7 @@ module kite_card #(
       g_rsp_valid[p] = rd_rsp_valid && rd_rsp_id == (8'h80 | 8'(p));
       if (rd_rsp_id == (8'h80 | 8'(p))) rd_rsp_ready = g_rsp_ready[p];
     end
+    if (rd_rsp_id == 8'hc0) rd_rsp_ready = 1'b1;  // the firmware takes every beat
   end
 
   // ============================================================== CQ/EQ
@@ -761,8 +797,8 @@ module kite_card #(
   // ============================================================== DMA writes
   // A granted request keeps the data channel until its words have passed:
   // RX data words come from kite_rx_dma, a CQE/EQE is one word, its bytes
-  // moved to their address lanes.
-  typedef enum logic [1:0] {W_IDLE, W_RX, W_CQ} wstate_e;
+  // moved to their address lanes; firmware words come from its port (id 2).
+  typedef enum logic [1:0] {W_IDLE, W_RX, W_CQ, W_FW} wstate_e;
   wstate_e      ws_q;
   logic [10:0]  w_left_q;
   logic [511:0] k_word_q;
@@ -773,6 +809,7 @@ module kite_card #(
     wr_req_len   = '0;
     x_wr_ready   = 1'b0;
     k_wr_ready   = 1'b0;
+    fw_wr_ready_o = 1'b0;
     if (ws_q == W_IDLE) begin
       if (x_wr_valid) begin
         wr_req_valid = 1'b1;
@@ -786,12 +823,21 @@ module kite_card #(
         wr_req_addr  = k_wr_addr;
         wr_req_len   = 16'(k_wr_len);
         k_wr_ready   = wr_req_ready;
+      end else if (fw_wr_valid_i) begin
+        wr_req_valid  = 1'b1;
+        wr_req_id     = 8'h02;
+        wr_req_addr   = fw_wr_addr_i;
+        wr_req_len    = fw_wr_len_i;
+        fw_wr_ready_o = wr_req_ready;
       end
     end
   end
-  assign wr_data_valid = ws_q == W_RX ? x_wd_valid : ws_q == W_CQ;
-  assign wr_data       = ws_q == W_RX ? x_wd : k_word_q;
+  assign wr_data_valid = ws_q == W_RX ? x_wd_valid : ws_q == W_FW ? fw_wd_valid_i : ws_q == W_CQ;
+  assign wr_data       = ws_q == W_RX ? x_wd : ws_q == W_FW ? fw_wd_i : k_word_q;
   assign x_wd_ready    = ws_q == W_RX && wr_data_ready;
+  assign fw_wd_ready_o = ws_q == W_FW && wr_data_ready;
+  assign fw_wr_done_o  = wr_done && wr_done_id == 8'h02;
+  assign fw_wr_err_o   = wr_done_err;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -806,8 +852,11 @@ module kite_card #(
         end else if (k_wr_valid && k_wr_ready) begin
           ws_q     <= W_CQ;
           k_word_q <= {256'd0, k_wr_data} << {k_wr_addr[5:0], 3'b000};
+        end else if (fw_wr_valid_i && fw_wr_ready_o) begin
+          ws_q     <= W_FW;
+          w_left_q <= 11'((17'(fw_wr_addr_i[5:0]) + 17'(fw_wr_len_i) + 17'd63) >> 6);
         end
-        W_RX: if (wr_data_valid && wr_data_ready) begin
+        W_RX, W_FW: if (wr_data_valid && wr_data_ready) begin
           w_left_q <= w_left_q - 1'b1;
           if (w_left_q == 11'd1) ws_q <= W_IDLE;
         end

@@ -22,6 +22,10 @@
 //   5. Firmware counter port: port 0 tx_packets with clear answers the
 //      model's value, then 0; a BAR0 STATS read issued at the same time
 //      still answers its own counter.
+//   6. Firmware DMA port: an unaligned 300-byte write (six address-aligned
+//      words) lands in host memory byte for byte and nothing else changes;
+//      an unaligned 700-byte read returns host memory; a read of a faulting
+//      address ends with the error flag.
 // --inject corrupts one expected byte (the run must fail).
 #include <algorithm>
 #include <array>
@@ -133,6 +137,9 @@ struct Bench {
     std::deque<uint64_t> cc_data;
     std::vector<uint64_t> fw_st_data;
     bool fw_st_taken = false;
+    bool fw_rd_taken = false, fw_wr_taken = false, fw_wd_taken = false, fw_rd_last = false, fw_rd_err = false;
+    bool fw_wr_done = false;
+    std::vector<uint8_t> fw_rd_bytes;
     uint8_t mmio_tag = 0;
 
     Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {
@@ -152,6 +159,9 @@ struct Bench {
         m.fw_st_valid_i = 0;
         m.fw_st_clear_i = 0;
         m.mac_ev_i = 0;
+        m.fw_rd_valid_i = 0;
+        m.fw_wr_valid_i = 0;
+        m.fw_wd_valid_i = 0;
         m.now_us_i = 0;
         m.tick_i = 0;
         m.fw_version_i = 0x01020003;
@@ -170,13 +180,15 @@ struct Bench {
             uint32_t len = dw == 1 ? 4 - tz4(fbe) - lz4(fbe) : 4 * dw - tz4(fbe) - lz4(lbe);
             uint64_t dwa = first & ~3ULL;
             unsigned cdw = unsigned((first + len - dwa + 3) / 4);
-            std::vector<uint8_t> b(12 + 4 * size_t(cdw));
+            bool ok = first + len <= MEM;  // else Unsupported Request, no data
+            std::vector<uint8_t> b(12 + (ok ? 4 * size_t(cdw) : 0));
             setbits(b.data(), 0, 12, first & 0xfff);
             setbits(b.data(), 16, 13, len);
             setbits(b.data(), 30, 1, 1);
-            setbits(b.data(), 32, 11, cdw);
+            setbits(b.data(), 32, 11, ok ? cdw : 0);
+            setbits(b.data(), 43, 3, ok ? 0 : 1);
             setbits(b.data(), 64, 8, tag);
-            for (unsigned i = 0; i < 4 * cdw; i++) b[12 + i] = dwa + i < MEM ? host.mem[dwa + i] : 0;
+            for (unsigned i = 0; ok && i < 4 * cdw; i++) b[12 + i] = host.mem[dwa + i];
             size_t nb = (b.size() + 63) / 64;
             for (size_t k = 0; k < nb; k++) {
                 Beat bt;
@@ -284,6 +296,16 @@ struct Bench {
         }
         if (m.fw_st_rvalid_o) fw_st_data.push_back(m.fw_st_rdata_o);
         fw_st_taken = m.fw_st_valid_i && m.fw_st_ready_o;
+        fw_rd_taken = m.fw_rd_valid_i && m.fw_rd_ready_o;
+        fw_wr_taken = m.fw_wr_valid_i && m.fw_wr_ready_o;
+        fw_wd_taken = m.fw_wd_valid_i && m.fw_wd_ready_o;
+        if (m.fw_rd_rsp_valid_o) {
+            uint64_t keep = uint64_t(m.fw_rd_rsp_keep_o);
+            for (unsigned i = 0; i < 64; i++)
+                if (keep >> i & 1) fw_rd_bytes.push_back(tb::get_byte(m.fw_rd_rsp_data_o, i));
+            if (m.fw_rd_rsp_last_o) { fw_rd_last = true; fw_rd_err = m.fw_rd_rsp_err_o; }
+        }
+        if (m.fw_wr_done_o) fw_wr_done = true;
         if (m.cc_tvalid_o && m.cc_tready_i) {
             uint64_t v = 0;
             for (unsigned i = 0; i < 8; i++) v |= uint64_t(tb::get_byte(m.cc_tdata_o, 12 + i)) << (8 * i);
@@ -296,6 +318,8 @@ struct Bench {
         m.fw_rss_we_i = 0;
         m.mac_ev_i = 0;
         if (fw_st_taken) m.fw_st_valid_i = 0;
+        if (fw_rd_taken) m.fw_rd_valid_i = 0;
+        if (fw_wr_taken) m.fw_wr_valid_i = 0;
     }
 
     void run(unsigned n) { for (unsigned i = 0; i < n; i++) step(); }
@@ -508,6 +532,50 @@ int main(int argc, char **argv) {
         b.m.fw_st_clear_i = 0;
         uint64_t after = b.bar0_read(uint32_t(spec::reg::STATS_BASE) + 16);
         chk.expect(after == 0, "tx_packets cleared (%llu)", (unsigned long long)after);
+    }
+    // 6. Firmware DMA.
+    {
+        const uint64_t wa = 0x70023;
+        std::vector<uint8_t> data = tb::rbytes(rng, 300);
+        std::vector<uint8_t> expect = b.host.mem;
+        std::copy(data.begin(), data.end(), expect.begin() + long(wa));
+        b.fw_wr_done = false;
+        b.m.fw_wr_valid_i = 1;
+        b.m.fw_wr_addr_i = wa;
+        b.m.fw_wr_len_i = 300;
+        for (int i = 0; i < 100 && b.m.fw_wr_valid_i; i++) b.step();
+        for (unsigned w = 0; w < ((wa & 63) + 300 + 63) / 64; w++) {
+            uint8_t word[64]{};
+            for (unsigned l = 0; l < 64; l++) {
+                long k = long(w) * 64 + l - long(wa & 63);
+                if (k >= 0 && k < 300) word[l] = data[size_t(k)];
+            }
+            tb::put_bytes(b.m.fw_wd_i, word, 64);
+            b.m.fw_wd_valid_i = 1;
+            b.fw_wd_taken = false;
+            for (int i = 0; i < 100 && !b.fw_wd_taken; i++) b.step();
+        }
+        b.m.fw_wd_valid_i = 0;
+        for (int i = 0; i < 500 && !b.fw_wr_done; i++) b.step();
+        chk.expect(b.fw_wr_done, "firmware DMA write done");
+        chk.expect(b.host.mem == expect, "firmware DMA write: 300 bytes at 0x%llx, nothing else", (unsigned long long)wa);
+        const uint64_t ra = 0x5101d;
+        b.fw_rd_bytes.clear();
+        b.fw_rd_last = false;
+        b.m.fw_rd_valid_i = 1;
+        b.m.fw_rd_addr_i = ra;
+        b.m.fw_rd_len_i = 700;
+        for (int i = 0; i < 2000 && !b.fw_rd_last; i++) b.step();
+        chk.expect(b.fw_rd_last && !b.fw_rd_err && b.fw_rd_bytes.size() == 700 &&
+                       std::equal(b.fw_rd_bytes.begin(), b.fw_rd_bytes.end(), b.host.mem.begin() + long(ra)),
+                   "firmware DMA read: 700 bytes at 0x%llx (%zu)", (unsigned long long)ra, b.fw_rd_bytes.size());
+        b.fw_rd_bytes.clear();
+        b.fw_rd_last = false;
+        b.m.fw_rd_valid_i = 1;
+        b.m.fw_rd_addr_i = MEM + 0x40;  // beyond host memory: the host answers with an error
+        b.m.fw_rd_len_i = 64;
+        for (int i = 0; i < 2000 && !b.fw_rd_last; i++) b.step();
+        chk.expect(b.fw_rd_last && b.fw_rd_err, "firmware DMA read of a bad address ends in error");
     }
     std::printf("[card] TX frame %zu bytes on port 0, RX frame %zu bytes delivered, %llu cycles\n",
                 b.tx_frames[0].empty() ? size_t(0) : b.tx_frames[0][0].size(), rf.size(),
