@@ -1,7 +1,8 @@
 // Kite card top (model counterpart: fpga/model/card): the UltraScale+ PCIe
 // integrated block's AXI-Stream interfaces on one side, two 512-bit MAC
-// AXI-Stream ports on the other, and the firmware's context/command port
-// exposed (the firmware runs beside the RTL in co-simulation).
+// AXI-Stream ports on the other, and the firmware's context, command,
+// counter and DMA ports exposed (the firmware runs beside the RTL in
+// co-simulation, fpga/cosim).
 //
 //   host MMIO  CQ/CC -> kite_pcie_cq -> BAR0 kite_regs (64-bit accesses split
 //              into dwords; STATS reads fetch the counter from kite_stats
@@ -16,13 +17,15 @@
 //              CQE/EQE writes share the DMA write client with RX data; MSI-X
 //              requests leave on msix_*
 //   counters   kite_stats: RX per-frame outcome (port and RQ counters), TX
-//              frames and bytes per port
+//              frames and bytes per port, queue manager / LSO counts and
+//              MAC statistics pulses (mac_ev_i); read by BAR0 STATS and by
+//              the firmware (fw_st_*)
 //
 // DMA clients of kite_pcie: reads by id (0x00-0x0f WQE fetch tags, 0x40 RX
-// WQE, 0x80 | port TX gather), writes by id (0 RX data, 1 CQ writer). The
-// MAC ports run in this (250 MHz) clock; clock-domain FIFOs to the MAC's
-// 322 MHz domain and everything listed as missing in rtl.rst ("Card top")
-// are outside.
+// WQE, 0x80 | port TX gather, 0xc0 firmware), writes by id (0 RX data, 1 CQ
+// writer, 2 firmware). The MAC ports run in this (250 MHz) clock;
+// clock-domain FIFOs to the MAC's 322 MHz domain and everything listed as
+// missing in rtl.rst ("Card top") are outside.
 module kite_card #(
   parameter int unsigned NQ    = 512,
   parameter int unsigned FN_W  = 5,
