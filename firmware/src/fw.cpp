@@ -48,6 +48,16 @@ constexpr uint32_t OK_ = st::OK;
 inline bool log_ok(uint32_t v) { return v >= limits::MIN_LOG_RING && v <= limits::MAX_LOG_RING; }
 inline bool aligned4k(uint64_t a) { return (a & 0xfff) == 0; }
 
+bool rdma_command(uint32_t opcode) {
+    switch (opcode) {
+    case op::ALLOC_PD: case op::DEALLOC_PD: case op::CREATE_MR: case op::DESTROY_MR: case op::QUERY_MR:
+    case op::CREATE_QP: case op::MODIFY_QP: case op::QUERY_QP: case op::DESTROY_QP:
+    case op::CREATE_SRQ: case op::MODIFY_SRQ: case op::QUERY_SRQ: case op::DESTROY_SRQ:
+    case op::CREATE_AH: case op::DESTROY_AH: case op::ADD_GID: case op::DEL_GID: return true;
+    default: return false;
+    }
+}
+
 const command_info *find_cmd(uint32_t opcode) {
     for (const auto &c : commands)
         if (c.opcode == opcode)
@@ -60,7 +70,7 @@ const command_info *find_cmd(uint32_t opcode) {
 #define FAIL(s, y) return res{uint8_t(st::s), sy::y}
 #define DONE() return res{uint8_t(OK_), sy::NONE}
 
-Firmware::Firmware(Hal &hal) : hal_(hal) {
+Firmware::Firmware(Hal &hal, uint32_t features) : hal_(hal), features_(features) {
     zero(eq_, sizeof(eq_));
     zero(cq_, sizeof(cq_));
     zero(sq_, sizeof(sq_));
@@ -333,6 +343,8 @@ Firmware::res Firmware::execute(uint16_t fn, const uint8_t *in, uint8_t *out, ui
     if (ci->pf_only && fn != 0)
         FAIL(NOT_PERMITTED, CMD_PF_ONLY);
     res r{uint8_t(st::NOT_SUPPORTED), sy::NONE};
+    if (!(features_ & spec::reg::CAPS_RDMA) && rdma_command(opcode))
+        return r;
     switch (opcode) {
     case op::QUERY_CAPS: r = query_caps(fn, out); break;
     case op::QUERY_FW:
@@ -420,7 +432,7 @@ Firmware::res Firmware::query_caps(uint16_t fn, uint8_t *out) {
     c.max_tso = limits::MAX_TSO_SIZE;
     c.max_gather = limits::MAX_GATHER;
     c.gid_table_size = limits::GID_TABLE_SIZE;
-    c.features = FEATURES;
+    c.features = features_;
     c.max_mr_size = uint64_t(1) << 40;
     c.page_size_cap = ((uint64_t(1) << 31) - 1) & ~((uint64_t(1) << 12) - 1);
     store(out, c);

@@ -46,7 +46,9 @@ struct flash_ctl {
 
 class Firmware {
 public:
-    explicit Firmware(Hal &hal);
+    // features: the CAPS bits of the datapath it runs on (a card without
+    // RDMA answers the RDMA commands NOT_SUPPORTED).
+    explicit Firmware(Hal &hal, uint32_t features = FEATURES);
     void boot();
     // Destroys every object of fn, restores its receive mode, and (PF) sets
     // its ports down and switches to a pending flash bank.
@@ -129,6 +131,7 @@ private:
     void save_flash_ctl();
 
     Hal &hal_;
+    uint32_t features_;
     eq_obj eq_[ctx::NUM_EQ];
     cq_obj cq_[ctx::NUM_CQ];
     wq_obj sq_[ctx::NUM_SQ];

@@ -1,7 +1,8 @@
 // Kite card top (model counterpart: fpga/model/card): the UltraScale+ PCIe
 // integrated block's AXI-Stream interfaces on one side, two 512-bit MAC
-// AXI-Stream ports on the other, and the firmware's context/command port
-// exposed (the firmware runs beside the RTL in co-simulation).
+// AXI-Stream ports on the other, and the firmware's context, command,
+// counter and DMA ports exposed (the firmware runs beside the RTL in
+// co-simulation, fpga/cosim).
 //
 //   host MMIO  CQ/CC -> kite_pcie_cq -> BAR0 kite_regs (64-bit accesses split
 //              into dwords; STATS reads fetch the counter from kite_stats
@@ -16,13 +17,15 @@
 //              CQE/EQE writes share the DMA write client with RX data; MSI-X
 //              requests leave on msix_*
 //   counters   kite_stats: RX per-frame outcome (port and RQ counters), TX
-//              frames and bytes per port
+//              frames and bytes per port, queue manager / LSO counts and
+//              MAC statistics pulses (mac_ev_i); read by BAR0 STATS and by
+//              the firmware (fw_st_*)
 //
 // DMA clients of kite_pcie: reads by id (0x00-0x0f WQE fetch tags, 0x40 RX
-// WQE, 0x80 | port TX gather), writes by id (0 RX data, 1 CQ writer). The
-// MAC ports run in this (250 MHz) clock; clock-domain FIFOs to the MAC's
-// 322 MHz domain and everything listed as missing in rtl.rst ("Card top")
-// are outside.
+// WQE, 0x80 | port TX gather, 0xc0 firmware), writes by id (0 RX data, 1 CQ
+// writer, 2 firmware). The MAC ports run in this (250 MHz) clock;
+// clock-domain FIFOs to the MAC's 322 MHz domain and everything listed as
+// missing in rtl.rst ("Card top") are outside.
 module kite_card #(
   parameter int unsigned NQ    = 512,
   parameter int unsigned FN_W  = 5,
@@ -122,6 +125,45 @@ module kite_card #(
   output logic                      cmdq_enable_o,
   output logic [15:0]               cmdq_pi_o,
   output logic                      cmdq_db_o,
+
+  // Firmware DMA (the soft CPU's engine, lowest priority): reads answer in
+  // address lanes with keep, the last beat carries the request's error;
+  // writes take address-aligned 64-byte words, fw_wr_done_o when the last
+  // has left. Requests are on behalf of function 0 (as every DMA here).
+  input  logic                      fw_rd_valid_i,
+  output logic                      fw_rd_ready_o,
+  input  logic [63:0]               fw_rd_addr_i,
+  input  logic [15:0]               fw_rd_len_i,
+  output logic                      fw_rd_rsp_valid_o,
+  output logic [511:0]              fw_rd_rsp_data_o,
+  output logic [63:0]               fw_rd_rsp_keep_o,
+  output logic                      fw_rd_rsp_last_o,
+  output logic                      fw_rd_rsp_err_o,
+  input  logic                      fw_wr_valid_i,
+  output logic                      fw_wr_ready_o,
+  input  logic [63:0]               fw_wr_addr_i,
+  input  logic [15:0]               fw_wr_len_i,
+  input  logic                      fw_wd_valid_i,
+  output logic                      fw_wd_ready_o,
+  input  logic [511:0]              fw_wd_i,
+  output logic                      fw_wr_done_o,
+  output logic                      fw_wr_err_o,
+
+  // Firmware counter reads (QUERY_STATS): index as kite_stats (port p's
+  // struct port_stats at 32p), optional clear; the data follows on
+  // fw_st_rvalid_o. BAR0 STATS reads go first.
+  input  logic                      fw_st_valid_i,
+  output logic                      fw_st_ready_o,
+  input  logic [13:0]               fw_st_idx_i,
+  input  logic                      fw_st_clear_i,
+  output logic                      fw_st_rvalid_o,
+  output logic [63:0]               fw_st_rdata_o,
+
+  // MAC / PHY statistics pulses per port (the CMAC's statistics vector and
+  // the PHY's link state changes), port p at [8p +: 8]: 0 rx_runt,
+  // 1 rx_oversize, 2 rx_bad_fcs, 3 link_changes, 4 rx_multicast,
+  // 5 rx_broadcast, 6 tx_multicast, 7 tx_broadcast.
+  input  logic [NPORT*8-1:0]        mac_ev_i,
 
   // Events with no counter slot yet (rtl.rst).
   output logic [31:0]               mmio_wr_drop_o,
@@ -223,8 +265,16 @@ module kite_card #(
   assign reg_req_addr  = m_addr[15:0] + (m_hi_q ? 16'd4 : 16'd0);
   assign reg_req_wdata = m_hi_q ? m_wdata[63:32] : m_wdata[31:0];
   assign reg_req_valid = ms_q == M_ACC;
-  assign st_rd_valid   = ms_q == M_STAT;
-  assign st_rd_idx     = 14'(regs_stats_addr);   // the PF's port 0 counters
+  // One counter read in flight; its owner takes the answer.
+  logic         st_busy_q, st_fw_q, st_bar_req, st_go, st_rd_clear;
+  assign st_bar_req    = ms_q == M_STAT;
+  assign st_rd_valid   = !st_busy_q && (st_bar_req || fw_st_valid_i);
+  assign st_rd_idx     = st_bar_req ? 14'(regs_stats_addr) : fw_st_idx_i;   // BAR0: the PF's port 0
+  assign st_rd_clear   = !st_bar_req && fw_st_clear_i;
+  assign st_go         = st_rd_valid && st_rd_ready;
+  assign fw_st_ready_o = st_go && !st_bar_req;
+  assign fw_st_rvalid_o = st_rd_vo && st_fw_q;
+  assign fw_st_rdata_o  = st_rd_data;
   assign db_valid      = ms_q == M_DB;
   assign mq_pop        = ms_q == M_RSP || (ms_q == M_DB && db_ready) ||
                          (ms_q == M_ACC && m_write && (m_hi_q || !m_hi_en)) ||
@@ -237,6 +287,8 @@ module kite_card #(
       mq_wr_q     <= '0;
       mq_rd_q     <= '0;
       mmio_drop_q <= '0;
+      st_busy_q   <= 1'b0;
+      st_fw_q     <= 1'b0;
       ms_q        <= M_IDLE;
       m_hi_q      <= 1'b0;
       acc_hi_q    <= 1'b0;
@@ -248,6 +300,12 @@ module kite_card #(
         else mq_wr_q <= mq_wr_q + 1'b1;
       end
       if (mq_pop) mq_rd_q <= mq_rd_q + 1'b1;
+      if (st_go) begin
+        st_busy_q <= 1'b1;
+        st_fw_q   <= !st_bar_req;
+      end else if (st_rd_vo) begin
+        st_busy_q <= 1'b0;
+      end
       acc_hi_q <= m_hi_q;
       if (reg_rsp_valid) begin
         if (acc_hi_q) m_rdata_q[63:32] <= reg_rdata;
@@ -260,8 +318,8 @@ module kite_card #(
           if (m_bar == 3'd2) ms_q <= M_DB;
           else ms_q <= (!m_write && m_is_stats) ? M_STAT : M_ACC;
         end
-        M_STAT: if (st_rd_ready) ms_q <= M_STATW;
-        M_STATW: if (st_rd_vo) begin
+        M_STAT: if (st_go) ms_q <= M_STATW;
+        M_STATW: if (st_rd_vo && !st_fw_q) begin
           stat_q <= st_rd_data;
           ms_q   <= M_ACC;
         end
@@ -368,6 +426,7 @@ module kite_card #(
   logic [NPORT-1:0]         fcs_frame;
   logic [NPORT*16-1:0]      fcs_len;
 
+  logic [NPORT*32-1:0]      lso_cnt_p;
   assign d_ready = g_d_ready[d_port];
 
   for (genvar p = 0; p < NPORT; p++) begin : g_tx
@@ -409,8 +468,9 @@ module kite_card #(
       .frame_o(fcs_frame[p]), .frame_len_o(fcs_len[p*16 +: 16])
     );
 
+    assign lso_cnt_p[p*32 +: 32] = lso_cnt;
     logic unused_tx;
-    assign unused_tx = ^{lso_cnt, seg_cnt, drop_cnt};
+    assign unused_tx = ^{seg_cnt, drop_cnt};
   end
 
   // ============================================================== RX
@@ -571,8 +631,8 @@ module kite_card #(
   end
 
   // ============================================================== DMA reads
-  // Fixed priority: WQE fetch, RX WQE, TX gather by port. Responses go back
-  // by id.
+  // Fixed priority: WQE fetch, RX WQE, TX gather by port, firmware (id
+  // 0xc0). Responses go back by id.
   always_comb begin
     rd_req_valid = 1'b0;
     rd_req_id    = '0;
@@ -581,6 +641,7 @@ module kite_card #(
     f_rd_ready   = 1'b0;
     x_rd_ready   = 1'b0;
     g_rd_ready   = '0;
+    fw_rd_ready_o = 1'b0;
     if (f_rd_valid) begin
       rd_req_valid = 1'b1;
       rd_req_id    = 8'(f_rd_tag);
@@ -599,8 +660,19 @@ module kite_card #(
       rd_req_addr  = g_rd_addr[g_rd_sel*64 +: 64];
       rd_req_len   = g_rd_len[g_rd_sel*16 +: 16];
       g_rd_ready[g_rd_sel] = rd_req_ready;
+    end else if (fw_rd_valid_i) begin
+      rd_req_valid  = 1'b1;
+      rd_req_id     = 8'hc0;
+      rd_req_addr   = fw_rd_addr_i;
+      rd_req_len    = fw_rd_len_i;
+      fw_rd_ready_o = rd_req_ready;
     end
   end
+  assign fw_rd_rsp_valid_o = rd_rsp_valid && rd_rsp_id == 8'hc0;
+  assign fw_rd_rsp_data_o  = rd_rsp_data;
+  assign fw_rd_rsp_keep_o  = rd_rsp_keep;
+  assign fw_rd_rsp_last_o  = rd_rsp_last;
+  assign fw_rd_rsp_err_o   = rd_rsp_err;
   logic unused_rdfn;
   assign unused_rdfn = ^{f_rd_fn, x_rd_fn, g_rd_fn, x_wr_fn, x_rqerr_write, d_nsge};
 
@@ -612,6 +684,7 @@ module kite_card #(
       g_rsp_valid[p] = rd_rsp_valid && rd_rsp_id == (8'h80 | 8'(p));
       if (rd_rsp_id == (8'h80 | 8'(p))) rd_rsp_ready = g_rsp_ready[p];
     end
+    if (rd_rsp_id == 8'hc0) rd_rsp_ready = 1'b1;  // the firmware takes every beat
   end
 
   // ============================================================== CQ/EQ
@@ -728,8 +801,8 @@ module kite_card #(
   // ============================================================== DMA writes
   // A granted request keeps the data channel until its words have passed:
   // RX data words come from kite_rx_dma, a CQE/EQE is one word, its bytes
-  // moved to their address lanes.
-  typedef enum logic [1:0] {W_IDLE, W_RX, W_CQ} wstate_e;
+  // moved to their address lanes; firmware words come from its port (id 2).
+  typedef enum logic [1:0] {W_IDLE, W_RX, W_CQ, W_FW} wstate_e;
   wstate_e      ws_q;
   logic [10:0]  w_left_q;
   logic [511:0] k_word_q;
@@ -740,6 +813,7 @@ module kite_card #(
     wr_req_len   = '0;
     x_wr_ready   = 1'b0;
     k_wr_ready   = 1'b0;
+    fw_wr_ready_o = 1'b0;
     if (ws_q == W_IDLE) begin
       if (x_wr_valid) begin
         wr_req_valid = 1'b1;
@@ -753,12 +827,21 @@ module kite_card #(
         wr_req_addr  = k_wr_addr;
         wr_req_len   = 16'(k_wr_len);
         k_wr_ready   = wr_req_ready;
+      end else if (fw_wr_valid_i) begin
+        wr_req_valid  = 1'b1;
+        wr_req_id     = 8'h02;
+        wr_req_addr   = fw_wr_addr_i;
+        wr_req_len    = fw_wr_len_i;
+        fw_wr_ready_o = wr_req_ready;
       end
     end
   end
-  assign wr_data_valid = ws_q == W_RX ? x_wd_valid : ws_q == W_CQ;
-  assign wr_data       = ws_q == W_RX ? x_wd : k_word_q;
+  assign wr_data_valid = ws_q == W_RX ? x_wd_valid : ws_q == W_FW ? fw_wd_valid_i : ws_q == W_CQ;
+  assign wr_data       = ws_q == W_RX ? x_wd : ws_q == W_FW ? fw_wd_i : k_word_q;
   assign x_wd_ready    = ws_q == W_RX && wr_data_ready;
+  assign fw_wd_ready_o = ws_q == W_FW && wr_data_ready;
+  assign fw_wr_done_o  = wr_done && wr_done_id == 8'h02;
+  assign fw_wr_err_o   = wr_done_err;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -773,8 +856,11 @@ module kite_card #(
         end else if (k_wr_valid && k_wr_ready) begin
           ws_q     <= W_CQ;
           k_word_q <= {256'd0, k_wr_data} << {k_wr_addr[5:0], 3'b000};
+        end else if (fw_wr_valid_i && fw_wr_ready_o) begin
+          ws_q     <= W_FW;
+          w_left_q <= 11'((17'(fw_wr_addr_i[5:0]) + 17'(fw_wr_len_i) + 17'd63) >> 6);
         end
-        W_RX: if (wr_data_valid && wr_data_ready) begin
+        W_RX, W_FW: if (wr_data_valid && wr_data_ready) begin
           w_left_q <= w_left_q - 1'b1;
           if (w_left_q == 11'd1) ws_q <= W_IDLE;
         end
@@ -787,12 +873,15 @@ module kite_card #(
   // ============================================================== counters
   // Sources: 0 RX frame outcomes (one increment per cycle from a queue of
   // events), then per port: TX packets, TX bytes.
-  localparam int unsigned NSRC = 1 + 2 * NPORT;
+  localparam int unsigned NSRC = 2 + 2 * NPORT;
   localparam int unsigned IW = 14;
   logic [NSRC-1:0]      inc_valid;
   logic [NSRC*IW-1:0]   inc_idx;
   logic [NSRC*32-1:0]   inc_amt;
   logic [31:0]          st_bad;
+  logic                 inc_valid_x;
+  logic [IW-1:0]        inc_idx_x;
+  logic [31:0]          inc_amt_x;
   logic                 st_busy;
 
   logic [3+16+16+2+PW-1:0] ev_mem [8];
@@ -867,6 +956,9 @@ module kite_card #(
     inc_valid[0] = !ev_empty && s_inc;
     inc_idx[0 +: IW] = s_idx;
     inc_amt[0 +: 32] = s_amt;
+    inc_valid[NSRC-1] = inc_valid_x;
+    inc_idx[(NSRC-1)*IW +: IW] = inc_idx_x;
+    inc_amt[(NSRC-1)*32 +: 32] = inc_amt_x;
     for (int p = 0; p < NPORT; p++) begin
       inc_valid[1 + 2*p]             = fcs_frame[p];
       inc_idx[(1 + 2*p)*IW +: IW]    = IW'(32 * p + 2);   // tx_packets
@@ -877,10 +969,82 @@ module kite_card #(
     end
   end
 
+  // Source NSRC-1: counts kept elsewhere, reported as increments. Per port,
+  // slots 0-3 follow running counts (queue manager tx_bad_desc, tx_dma_error,
+  // db_dropped; kite_txp_lso super-frames): the difference to the last
+  // reported value; slots 4-11 count mac_ev_i pulses. The lowest slot with
+  // something to report goes each cycle.
+  localparam int unsigned NSLOT = 12;
+  function automatic logic [4:0] slot_idx(logic [3:0] k);  // word in struct port_stats
+    unique case (k)
+      4'd0: slot_idx = 5'd14;   // tx_bad_desc
+      4'd1: slot_idx = 5'd15;   // tx_dma_error
+      4'd2: slot_idx = 5'd25;   // db_dropped
+      4'd3: slot_idx = 5'd28;   // tx_lso
+      4'd4: slot_idx = 5'd5;    // rx_runt
+      4'd5: slot_idx = 5'd6;    // rx_oversize
+      4'd6: slot_idx = 5'd7;    // rx_bad_fcs
+      4'd7: slot_idx = 5'd26;   // link_changes
+      4'd8: slot_idx = 5'd10;   // rx_multicast
+      4'd9: slot_idx = 5'd11;   // rx_broadcast
+      4'd10: slot_idx = 5'd12;  // tx_multicast
+      default: slot_idx = 5'd13;  // tx_broadcast
+    endcase
+  endfunction
+  logic [31:0] x_cur [NPORT][4];
+  logic [31:0] x_rep_q [NPORT][4];
+  logic [15:0] x_pend_q [NPORT][8];
+  logic        x_valid;
+  logic [PW-1:0] x_port;
+  logic [3:0]  x_slot;
+  logic [31:0] x_amt;
+  always_comb begin
+    for (int p = 0; p < NPORT; p++) begin
+      x_cur[p][0] = tx_bad_desc[p*64 +: 32];
+      x_cur[p][1] = tx_dma_error[p*64 +: 32];
+      x_cur[p][2] = db_dropped[p*64 +: 32];
+      x_cur[p][3] = lso_cnt_p[p*32 +: 32];
+    end
+    x_valid = 1'b0;
+    x_port  = '0;
+    x_slot  = '0;
+    x_amt   = '0;
+    for (int p = NPORT - 1; p >= 0; p--) begin
+      for (int k = NSLOT - 1; k >= 0; k--) begin
+        if (k < 4 ? x_cur[p][k] != x_rep_q[p][k] : x_pend_q[p][k-4] != 16'd0) begin
+          x_valid = 1'b1;
+          x_port  = PW'(p);
+          x_slot  = 4'(k);
+          x_amt   = k < 4 ? x_cur[p][k] - x_rep_q[p][k] : 32'(x_pend_q[p][k-4]);
+        end
+      end
+    end
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int p = 0; p < NPORT; p++) begin
+        for (int k = 0; k < 4; k++) x_rep_q[p][k] <= '0;
+        for (int k = 0; k < 8; k++) x_pend_q[p][k] <= '0;
+      end
+    end else begin
+      for (int p = 0; p < NPORT; p++) begin
+        for (int k = 0; k < 4; k++)
+          if (x_valid && x_port == PW'(p) && x_slot == 4'(k)) x_rep_q[p][k] <= x_cur[p][k];
+        for (int k = 0; k < 8; k++)
+          x_pend_q[p][k] <= x_pend_q[p][k]
+                            - ((x_valid && x_port == PW'(p) && x_slot == 4'(k + 4)) ? x_pend_q[p][k] : 16'd0)
+                            + 16'(mac_ev_i[p*8 + k]);
+      end
+    end
+  end
+  assign inc_valid_x = x_valid;
+  assign inc_idx_x   = IW'(32 * 32'(x_port)) + IW'(slot_idx(x_slot));
+  assign inc_amt_x   = x_amt;
+
   kite_stats #(.N_SRC(NSRC), .IDX_W(IW)) u_stats (
     .clk_i, .rst_ni,
     .inc_valid_i(inc_valid), .inc_idx_i(inc_idx), .inc_amt_i(inc_amt),
-    .rd_valid_i(st_rd_valid), .rd_ready_o(st_rd_ready), .rd_idx_i(st_rd_idx), .rd_clear_i(1'b0),
+    .rd_valid_i(st_rd_valid), .rd_ready_o(st_rd_ready), .rd_idx_i(st_rd_idx), .rd_clear_i(st_rd_clear),
     .rd_valid_o(st_rd_vo), .rd_data_o(st_rd_data), .rd_err_o(st_rd_err),
     .bad_count_o(st_bad), .busy_o(st_busy)
   );

@@ -16,6 +16,16 @@
 //      port 1: buffer bytes and RX CQE in host memory equal the model's.
 //   3. BAR0: MMIO reads of HW_REVISION and of the port 0 counters
 //      tx_packets / tx_bytes (STATS) answer on CC with the model's values.
+//   4. MAC statistics input: runts and a bad-FCS frame given to the model's
+//      RxPipeline::receive, pulsed on mac_ev_i (two in one cycle on both
+//      ports), give the model's rx_runt / rx_bad_fcs per port.
+//   5. Firmware counter port: port 0 tx_packets with clear answers the
+//      model's value, then 0; a BAR0 STATS read issued at the same time
+//      still answers its own counter.
+//   6. Firmware DMA port: an unaligned 300-byte write (six address-aligned
+//      words) lands in host memory byte for byte and nothing else changes;
+//      an unaligned 700-byte read returns host memory; a read of a faulting
+//      address ends with the error flag.
 // --inject corrupts one expected byte (the run must fail).
 #include <algorithm>
 #include <array>
@@ -125,6 +135,11 @@ struct Bench {
     std::deque<std::vector<uint8_t>> rx_q[2];
     size_t rx_off[2]{};
     std::deque<uint64_t> cc_data;
+    std::vector<uint64_t> fw_st_data;
+    bool fw_st_taken = false;
+    bool fw_rd_taken = false, fw_wr_taken = false, fw_wd_taken = false, fw_rd_last = false, fw_rd_err = false;
+    bool fw_wr_done = false;
+    std::vector<uint8_t> fw_rd_bytes;
     uint8_t mmio_tag = 0;
 
     Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {
@@ -141,6 +156,12 @@ struct Bench {
         m.fw_wq_valid_i = 0;
         m.fw_cq_valid_i = 0;
         m.fw_rss_we_i = 0;
+        m.fw_st_valid_i = 0;
+        m.fw_st_clear_i = 0;
+        m.mac_ev_i = 0;
+        m.fw_rd_valid_i = 0;
+        m.fw_wr_valid_i = 0;
+        m.fw_wd_valid_i = 0;
         m.now_us_i = 0;
         m.tick_i = 0;
         m.fw_version_i = 0x01020003;
@@ -159,13 +180,15 @@ struct Bench {
             uint32_t len = dw == 1 ? 4 - tz4(fbe) - lz4(fbe) : 4 * dw - tz4(fbe) - lz4(lbe);
             uint64_t dwa = first & ~3ULL;
             unsigned cdw = unsigned((first + len - dwa + 3) / 4);
-            std::vector<uint8_t> b(12 + 4 * size_t(cdw));
+            bool ok = first + len <= MEM;  // else Unsupported Request, no data
+            std::vector<uint8_t> b(12 + (ok ? 4 * size_t(cdw) : 0));
             setbits(b.data(), 0, 12, first & 0xfff);
             setbits(b.data(), 16, 13, len);
             setbits(b.data(), 30, 1, 1);
-            setbits(b.data(), 32, 11, cdw);
+            setbits(b.data(), 32, 11, ok ? cdw : 0);
+            setbits(b.data(), 43, 3, ok ? 0 : 1);
             setbits(b.data(), 64, 8, tag);
-            for (unsigned i = 0; i < 4 * cdw; i++) b[12 + i] = dwa + i < MEM ? host.mem[dwa + i] : 0;
+            for (unsigned i = 0; ok && i < 4 * cdw; i++) b[12 + i] = host.mem[dwa + i];
             size_t nb = (b.size() + 63) / 64;
             for (size_t k = 0; k < nb; k++) {
                 Beat bt;
@@ -271,6 +294,18 @@ struct Bench {
             rq_tlp.push_back(b);
             if (m.rq_tlast_o) { host_rq_tlp(); rq_tlp.clear(); }
         }
+        if (m.fw_st_rvalid_o) fw_st_data.push_back(m.fw_st_rdata_o);
+        fw_st_taken = m.fw_st_valid_i && m.fw_st_ready_o;
+        fw_rd_taken = m.fw_rd_valid_i && m.fw_rd_ready_o;
+        fw_wr_taken = m.fw_wr_valid_i && m.fw_wr_ready_o;
+        fw_wd_taken = m.fw_wd_valid_i && m.fw_wd_ready_o;
+        if (m.fw_rd_rsp_valid_o) {
+            uint64_t keep = uint64_t(m.fw_rd_rsp_keep_o);
+            for (unsigned i = 0; i < 64; i++)
+                if (keep >> i & 1) fw_rd_bytes.push_back(tb::get_byte(m.fw_rd_rsp_data_o, i));
+            if (m.fw_rd_rsp_last_o) { fw_rd_last = true; fw_rd_err = m.fw_rd_rsp_err_o; }
+        }
+        if (m.fw_wr_done_o) fw_wr_done = true;
         if (m.cc_tvalid_o && m.cc_tready_i) {
             uint64_t v = 0;
             for (unsigned i = 0; i < 8; i++) v |= uint64_t(tb::get_byte(m.cc_tdata_o, 12 + i)) << (8 * i);
@@ -281,6 +316,10 @@ struct Bench {
         m.fw_wq_valid_i = 0;
         m.fw_cq_valid_i = 0;
         m.fw_rss_we_i = 0;
+        m.mac_ev_i = 0;
+        if (fw_st_taken) m.fw_st_valid_i = 0;
+        if (fw_rd_taken) m.fw_rd_valid_i = 0;
+        if (fw_wr_taken) m.fw_wr_valid_i = 0;
     }
 
     void run(unsigned n) { for (unsigned i = 0; i < n; i++) step(); }
@@ -446,6 +485,98 @@ int main(int argc, char **argv) {
                "port 0 tx_packets %llu tx_bytes %llu, model %llu %llu", (unsigned long long)txp,
                (unsigned long long)txb, (unsigned long long)b.ref.hw.ports[0].stats.tx_packets,
                (unsigned long long)b.ref.hw.ports[0].stats.tx_bytes);
+    // 4. MAC statistics pulses: the model's MAC verdicts on the same frames.
+    {
+        std::vector<uint8_t> runt = tb::rbytes(rng, 40);
+        std::vector<uint8_t> badf = wire;
+        badf.back() ^= 0x40;
+        b.ref.hw.ports[0].link_up = b.ref.hw.ports[1].link_up = true;
+        b.ref.rx.receive(0, runt.data(), runt.size());
+        b.ref.rx.receive(0, runt.data(), runt.size());
+        b.ref.rx.receive(1, runt.data(), runt.size());
+        b.ref.rx.receive(1, badf.data(), badf.size());
+        b.m.mac_ev_i = 0x0101;  // a runt on each port in one cycle
+        b.step();
+        b.m.mac_ev_i = 0x0401;  // port 0 runt, port 1 bad FCS
+        b.step();
+        b.run(20);
+        uint64_t r0 = b.bar0_read(uint32_t(spec::reg::STATS_BASE) + 5 * 8);
+        chk.expect(r0 == b.ref.hw.ports[0].stats.rx_runt, "port 0 rx_runt %llu, model %llu", (unsigned long long)r0,
+                   (unsigned long long)b.ref.hw.ports[0].stats.rx_runt);
+        // Port 1 through the firmware port (BAR0 shows port 0).
+        for (unsigned w : {5u, 7u}) {
+            b.fw_st_data.clear();
+            b.m.fw_st_valid_i = 1;
+            b.m.fw_st_idx_i = uint16_t(32 + w);
+            b.m.fw_st_clear_i = 0;
+            for (int i = 0; i < 100 && b.fw_st_data.empty(); i++) b.step();
+            uint64_t exp = w == 5 ? b.ref.hw.ports[1].stats.rx_runt : b.ref.hw.ports[1].stats.rx_bad_fcs;
+            chk.expect(b.fw_st_data.size() == 1 && b.fw_st_data[0] == exp, "port 1 counter %u via the firmware port: "
+                       "%llu, model %llu", w, b.fw_st_data.empty() ? ~0ull : (unsigned long long)b.fw_st_data[0],
+                       (unsigned long long)exp);
+        }
+    }
+    // 5. Firmware read with clear, racing a BAR0 read of another counter.
+    {
+        b.fw_st_data.clear();
+        b.m.fw_st_valid_i = 1;
+        b.m.fw_st_idx_i = 2;  // port 0 tx_packets
+        b.m.fw_st_clear_i = 1;
+        size_t before = b.cc_data.size();
+        b.mmio(0, uint32_t(spec::reg::STATS_BASE) + 24, false, 0);  // tx_bytes
+        for (int i = 0; i < 200 && (b.fw_st_data.empty() || b.cc_data.size() == before); i++) b.step();
+        chk.expect(b.fw_st_data.size() == 1 && b.fw_st_data[0] == b.ref.hw.ports[0].stats.tx_packets,
+                   "firmware read of tx_packets with clear");
+        chk.expect(b.cc_data.size() > before && (b.cc_data.back() & 0xffffffffu) == b.ref.hw.ports[0].stats.tx_bytes,
+                   "BAR0 tx_bytes read alongside");
+        b.m.fw_st_clear_i = 0;
+        uint64_t after = b.bar0_read(uint32_t(spec::reg::STATS_BASE) + 16);
+        chk.expect(after == 0, "tx_packets cleared (%llu)", (unsigned long long)after);
+    }
+    // 6. Firmware DMA.
+    {
+        const uint64_t wa = 0x70023;
+        std::vector<uint8_t> data = tb::rbytes(rng, 300);
+        std::vector<uint8_t> expect = b.host.mem;
+        std::copy(data.begin(), data.end(), expect.begin() + long(wa));
+        b.fw_wr_done = false;
+        b.m.fw_wr_valid_i = 1;
+        b.m.fw_wr_addr_i = wa;
+        b.m.fw_wr_len_i = 300;
+        for (int i = 0; i < 100 && b.m.fw_wr_valid_i; i++) b.step();
+        for (unsigned w = 0; w < ((wa & 63) + 300 + 63) / 64; w++) {
+            uint8_t word[64]{};
+            for (unsigned l = 0; l < 64; l++) {
+                long k = long(w) * 64 + l - long(wa & 63);
+                if (k >= 0 && k < 300) word[l] = data[size_t(k)];
+            }
+            tb::put_bytes(b.m.fw_wd_i, word, 64);
+            b.m.fw_wd_valid_i = 1;
+            b.fw_wd_taken = false;
+            for (int i = 0; i < 100 && !b.fw_wd_taken; i++) b.step();
+        }
+        b.m.fw_wd_valid_i = 0;
+        for (int i = 0; i < 500 && !b.fw_wr_done; i++) b.step();
+        chk.expect(b.fw_wr_done, "firmware DMA write done");
+        chk.expect(b.host.mem == expect, "firmware DMA write: 300 bytes at 0x%llx, nothing else", (unsigned long long)wa);
+        const uint64_t ra = 0x5101d;
+        b.fw_rd_bytes.clear();
+        b.fw_rd_last = false;
+        b.m.fw_rd_valid_i = 1;
+        b.m.fw_rd_addr_i = ra;
+        b.m.fw_rd_len_i = 700;
+        for (int i = 0; i < 2000 && !b.fw_rd_last; i++) b.step();
+        chk.expect(b.fw_rd_last && !b.fw_rd_err && b.fw_rd_bytes.size() == 700 &&
+                       std::equal(b.fw_rd_bytes.begin(), b.fw_rd_bytes.end(), b.host.mem.begin() + long(ra)),
+                   "firmware DMA read: 700 bytes at 0x%llx (%zu)", (unsigned long long)ra, b.fw_rd_bytes.size());
+        b.fw_rd_bytes.clear();
+        b.fw_rd_last = false;
+        b.m.fw_rd_valid_i = 1;
+        b.m.fw_rd_addr_i = MEM + 0x40;  // beyond host memory: the host answers with an error
+        b.m.fw_rd_len_i = 64;
+        for (int i = 0; i < 2000 && !b.fw_rd_last; i++) b.step();
+        chk.expect(b.fw_rd_last && b.fw_rd_err, "firmware DMA read of a bad address ends in error");
+    }
     std::printf("[card] TX frame %zu bytes on port 0, RX frame %zu bytes delivered, %llu cycles\n",
                 b.tx_frames[0].empty() ? size_t(0) : b.tx_frames[0][0].size(), rf.size(),
                 (unsigned long long)b.clk.cycle);

@@ -1,0 +1,1160 @@
+// SPDX-License-Identifier: MIT
+// The Verilated RTL card (fpga/rtl/card/kite_card.sv) behind the card C ABI
+// (kite/card_abi.h), so the QEMU device and the unit-test host can load it in
+// place of the C++ model.
+//
+// The RTL is clocked on demand: every entry point queues its stimulus (a CQ
+// TLP for MMIO, MAC RX beats for a frame) and runs cycles until the design
+// has been quiet on all of its interfaces for QUIET cycles. The PCIe side
+// plays the root complex: RQ reads are answered from ops->dma_read with RC
+// completions, RQ writes go to ops->dma_write, CC completions answer MMIO
+// reads. MSI-X requests go to ops->msix, MAC TX frames to ops->frame_out.
+//
+// Beside the RTL runs what the soft CPU would: the firmware (firmware/src,
+// the same code as the model's) over a Hal on the card's firmware port
+// (function table, SQ/RQ contexts, kite_cq commands, RSS table, counters, DMA, BAR0
+// identity/status and command-queue registers), and the PHY's link ordered
+// sets (the RTL has no PCS). The firmware's own DMA (command ring,
+// QUERY_STATS results, RSS tables) goes through the card's firmware DMA port.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "Vkite_card.h"
+#include "kite/card_abi.h"
+#include "kite/crc32.hpp"
+#include "kite/ctx.hpp"
+#include "kite/ordered_set.hpp"
+#include "kite/spec.hpp"
+#include "kite_fw/fw.hpp"
+#include "kite_fw/hal.hpp"
+#include "verilated.h"
+
+namespace {
+
+using namespace kite;
+using namespace kite::spec;
+
+constexpr uint64_t NEVER = ~uint64_t(0);
+constexpr unsigned QUIET = 48;            // idle cycles that end a run
+constexpr uint64_t RUN_LIMIT = 4000000;   // a run never takes longer than this
+constexpr uint64_t OS_RETRY_NS = 100'000'000;
+constexpr uint64_t BAR_ADDR[3] = {0x00003c0000000000ULL, 0, 0x00003c0010000000ULL};
+constexpr unsigned BAR_APER[3] = {16, 0, 20};  // log2 of the BAR sizes (64 KiB, 1 MiB)
+
+struct Beat {
+    std::array<uint8_t, 64> d{};
+    uint16_t keep = 0;
+    bool last = false;
+    std::array<uint32_t, 6> user{};
+};
+
+uint64_t bits(const uint8_t *p, unsigned lo, unsigned n) {
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= uint64_t((p[(lo + i) / 8] >> ((lo + i) % 8)) & 1) << i;
+    return v;
+}
+void setbits(uint8_t *p, unsigned lo, unsigned n, uint64_t v) {
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t m = uint8_t(1u << ((lo + i) % 8));
+        if ((v >> i) & 1)
+            p[(lo + i) / 8] |= m;
+        else
+            p[(lo + i) / 8] &= uint8_t(~m);
+    }
+}
+unsigned tz4(unsigned be) { return be & 1 ? 0 : be & 2 ? 1 : be & 4 ? 2 : be & 8 ? 3 : 0; }
+unsigned lz4(unsigned be) { return be & 8 ? 0 : be & 4 ? 1 : be & 2 ? 2 : be & 1 ? 3 : 0; }
+
+template <size_t W> void put_bytes(VlWide<W> &w, const uint8_t *p, size_t n, size_t at = 0) {
+    for (size_t i = 0; i < n; i++) {
+        size_t b = at + i;
+        w[b / 4] = (w[b / 4] & ~(0xffu << (8 * (b % 4)))) | (uint32_t(p[i]) << (8 * (b % 4)));
+    }
+}
+template <size_t W> uint8_t get_byte(const VlWide<W> &w, size_t i) { return uint8_t(w[i / 4] >> (8 * (i % 4))); }
+
+// kite_card mac_ev_i bits of a port (the MAC's statistics vector).
+enum : unsigned { MAC_RX_RUNT, MAC_RX_OVERSIZE, MAC_RX_BAD_FCS, MAC_LINK_CHANGE, MAC_RX_MULTICAST, MAC_RX_BROADCAST,
+                  MAC_TX_MULTICAST, MAC_TX_BROADCAST };
+
+struct Phy {
+    bool cable = true, partner_up = false, local_up = false, link_up = false;
+    bool os_pending = false, os_please = false;
+    uint64_t os_retry_ns = NEVER;
+    uint64_t dropped_no_link = 0;
+};
+
+}  // namespace
+
+struct kite_card final : kite::fw::Hal {
+    kite_card(const kite_card_config &cfg, const kite_host_ops &ops);
+    ~kite_card() {
+        stats_written_ = {};
+        write_stats(std::chrono::steady_clock::now());
+        m_->final();
+        if (flash_fd_ >= 0)
+            ::close(flash_fd_);
+    }
+
+    uint64_t mmio_read(uint16_t fn, unsigned bar, uint64_t off, unsigned size);
+    void mmio_write(uint16_t fn, unsigned bar, uint64_t off, uint64_t val, unsigned size);
+    int frame_in(unsigned port, const void *frame, size_t len);
+    void timer();
+    void service();
+    void flr(uint16_t fn);
+    void set_num_vfs(uint16_t n);
+    void set_cable(unsigned port, bool plugged);
+
+    // fw::Hal
+    bool dma_read(uint16_t fn, uint64_t addr, void *buf, uint32_t len) override;
+    bool dma_write(uint16_t fn, uint64_t addr, const void *buf, uint32_t len) override;
+    void ctx_read(ctx::table t, uint32_t idx, void *buf, uint32_t len) override;
+    void ctx_write(ctx::table t, uint32_t idx, const void *buf, uint32_t len) override;
+    void post_async(uint16_t fn, const eqe &e) override;
+    uint16_t num_functions() override { return 1; }
+    void cmdq_get(uint16_t fn, fw::cmdq_regs &r) override;
+    void cmdq_set_ci(uint16_t fn, uint16_t ci) override {
+        if (fn == 0)
+            cmdq_ci_ = ci;
+    }
+    void port_stats(uint8_t port, spec::port_stats &out, bool clear) override;
+    uint8_t port_link_up(uint8_t port) override { return port < cfg_.num_ports && phy_[port].link_up; }
+    uint8_t num_ports() override { return uint8_t(cfg_.num_ports); }
+    void port_mac(uint16_t fn, uint8_t port, uint8_t mac[6]) override;
+    void set_health(uint32_t syndrome, bool fatal) override {
+        health_ = syndrome;
+        fatal_ = fatal_ || fatal;
+    }
+    void set_fw_version(uint32_t v) override { fw_version_ = v; }
+    uint64_t serial() override { return cfg_.serial; }
+    uint32_t flash_size() override { return fw::FLASH_SIZE; }
+    bool flash_read(uint32_t off, void *buf, uint32_t len) override;
+    bool flash_write(uint32_t off, const void *buf, uint32_t len) override;
+    uint64_t now_ns() override { return ops_.now_ns(ops_.opaque); }
+    void log(int level, const char *msg) override { logf(level, "%s", msg); }
+
+    uint64_t cycles() const { return cycle_; }
+
+private:
+    void logf(int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+    void cycle();
+    void run();
+    void sync_time();
+    void settle();
+    void rearm();
+    void write_stats(std::chrono::steady_clock::time_point now);
+    void host_rq_tlp();
+    void queue_cq_tlp(unsigned bar, uint64_t off, bool write, uint64_t val, unsigned size);
+    uint64_t bar0_read(uint32_t off, unsigned size);
+    void fw_wq(bool rq, uint32_t qn, const ctx::wq_ctx &w);
+    void fw_cmd(unsigned op, uint16_t qn, const uint8_t *data, size_t n);
+    void fw_rss(unsigned addr, uint32_t v);
+    void phy_update(unsigned port);
+    // A pulse on the MAC statistics input (counted by kite_stats); a second
+    // event of the same kind in one cycle waits a cycle.
+    void mac_event(unsigned port, unsigned bit) {
+        uint16_t b = uint16_t(1u << (8 * port + bit));
+        if (mac_ev_ & b)
+            cycle();
+        mac_ev_ |= b;
+    }
+    void phy_service();
+
+    kite_card_config cfg_;
+    kite_host_ops ops_;
+    std::unique_ptr<VerilatedContext> vctx_;
+    std::unique_ptr<Vkite_card> m_;
+    uint64_t cycle_ = 0;
+    uint64_t start_ns_ = 0;
+    uint32_t now_us_ = 0;
+    uint32_t heartbeat_ = 0;  // the firmware's milliseconds since boot
+    bool in_run_ = false;
+    bool fw_wq_taken_ = false, fw_cq_taken_ = false;  // the port took the request this cycle
+    bool fw_st_taken_ = false;
+    // Firmware DMA port: request taken, read beats, write word taken / done.
+    bool fw_rd_taken_ = false, fw_wr_taken_ = false, fw_wd_taken_ = false, fw_wr_done_ = false, fw_wr_err_ = false;
+    bool fw_rd_last_ = false, fw_rd_err_ = false;
+    std::vector<uint8_t> fw_rd_bytes_;
+    std::optional<uint64_t> fw_st_data_;
+    uint64_t sim_ns_ = 0, sim_cycles_ = 0;  // wall time and cycles inside settle()
+    const char *stats_path_ = std::getenv("KITE_RTL_STATS");
+    std::chrono::steady_clock::time_point stats_written_{};
+
+    // Host side of the PCIe interfaces.
+    std::deque<Beat> cq_beats_, rc_beats_;
+    std::vector<Beat> rq_tlp_;
+    std::deque<uint64_t> cc_data_;
+    uint8_t mmio_tag_ = 0;
+    // MAC side.
+    std::deque<std::vector<uint8_t>> rx_q_[2];
+    size_t rx_off_[2]{};
+    std::vector<uint8_t> tx_cur_[2];
+    Phy phy_[2];
+    bool cqe_written_ = false;
+    uint16_t mac_ev_ = 0;  // kite_card's mac_ev_i pulses for the next cycle
+
+    // Soft CPU: the firmware's view of the context tables (what it wrote),
+    // the BAR0 inputs it drives and the events it serves.
+    std::vector<ctx::func_ctx> func_ = std::vector<ctx::func_ctx>(ctx::MAX_FN);
+    std::vector<ctx::eq_ctx> eq_ = std::vector<ctx::eq_ctx>(ctx::NUM_EQ);
+    std::vector<ctx::cq_ctx> cq_ = std::vector<ctx::cq_ctx>(ctx::NUM_CQ);
+    std::vector<ctx::wq_ctx> sq_ = std::vector<ctx::wq_ctx>(ctx::NUM_SQ);
+    std::vector<ctx::wq_ctx> rq_ = std::vector<ctx::wq_ctx>(ctx::NUM_RQ);
+    std::vector<ctx::rss_ctx> rss_ = std::vector<ctx::rss_ctx>(ctx::NUM_RSS);
+    std::vector<ctx::filter_ctx> filter_ = std::vector<ctx::filter_ctx>(ctx::NUM_FILTER);
+    std::vector<ctx::flow_ctx> flow_ = std::vector<ctx::flow_ctx>(ctx::NUM_FLOW);
+    std::vector<ctx::port_ctx> port_ = std::vector<ctx::port_ctx>(pci::MAX_PORTS);
+    std::vector<ctx::mr_ctx> mr_ = std::vector<ctx::mr_ctx>(ctx::NUM_MR);
+    std::vector<ctx::qp_ctx> qp_ = std::vector<ctx::qp_ctx>(ctx::NUM_QP);
+    std::vector<ctx::srq_ctx> srq_ = std::vector<ctx::srq_ctx>(ctx::NUM_SRQ);
+    std::vector<ctx::ah_ctx> ah_ = std::vector<ctx::ah_ctx>(ctx::NUM_AH);
+    std::vector<ctx::gid_ctx> gid_ = std::vector<ctx::gid_ctx>(ctx::NUM_GID);
+    uint32_t fw_version_ = 0, health_ = 0;
+    bool fatal_ = false;
+    uint16_t cmdq_ci_ = 0;
+    bool ev_reset_ = false, ev_cmdq_ = false;
+    uint32_t max_mod_usec_ = 0;
+    uint64_t armed_deadline_ = NEVER;
+    std::string flash_path_;
+    int flash_fd_ = -1;
+    std::vector<uint8_t> flash_;
+    std::unique_ptr<fw::Firmware> fw_;
+};
+
+kite_card::kite_card(const kite_card_config &cfg, const kite_host_ops &ops) : cfg_(cfg), ops_(ops) {
+    if (cfg.flash_path)
+        flash_path_ = cfg.flash_path;
+    cfg_.flash_path = nullptr;
+    if (!flash_path_.empty()) {
+        // The board's flash: persistent across card instances, as the model's.
+        flash_fd_ = ::open(flash_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        struct stat sb;
+        if (flash_fd_ >= 0 && fstat(flash_fd_, &sb) == 0 && sb.st_size < off_t(fw::FLASH_SIZE) &&
+            ftruncate(flash_fd_, fw::FLASH_SIZE) != 0) {
+            ::close(flash_fd_);
+            flash_fd_ = -1;
+        }
+    }
+    if (flash_fd_ < 0)
+        flash_.assign(fw::FLASH_SIZE, 0xff);
+    vctx_ = std::make_unique<VerilatedContext>();
+    m_ = std::make_unique<Vkite_card>(vctx_.get(), "kite_card");
+    start_ns_ = now_ns();
+    Vkite_card &m = *m_;
+    m.rq_tready_i = 1;
+    m.cc_tready_i = 1;
+    m.cfg_max_payload_i = 1;   // 256 bytes
+    m.cfg_max_read_req_i = 2;  // 512 bytes
+    m.msix_ready_i = 1;
+    m.tx_tready_i = 3;
+    uint64_t serial = cfg_.serial;
+    m.serial_i = serial;
+    m.func_info_i = uint32_t(cfg_.num_ports) << 20;  // function 0, first port 0
+    m.dev_status_i = 0;
+    m.rst_ni = 0;
+    for (int i = 0; i < 4; i++) {
+        m.clk_i = 0;
+        m.eval();
+        m.clk_i = 1;
+        m.eval();
+    }
+    m.rst_ni = 1;
+    // The counter and context RAMs initialise after reset (kite_stats clears
+    // 16 K counters; tb_card waits as long).
+    for (int i = 0; i < 9000; i++)
+        cycle();
+    ctx::func_ctx &pf = func_[0];
+    pf.enabled = 1;
+    pf.num_ports = uint8_t(cfg_.num_ports);
+    pf.msix_vectors = pci::PF_MSIX_VECTORS;
+    pf.db_pages = pci::PF_DB_PAGES;
+    // The firmware reports what the datapath offers: the RTL's CAPS register.
+    uint32_t caps = uint32_t(bar0_read(reg::CAPS, 4));
+    fw_ = std::make_unique<fw::Firmware>(*this, caps);
+    fw_->boot();
+    m.dev_status_i = fatal_ ? reg::DEV_STATUS_FATAL : reg::DEV_STATUS_READY;
+    settle();
+}
+
+void kite_card::logf(int level, const char *fmt, ...) {
+    if (!ops_.log)
+        return;
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    ops_.log(ops_.opaque, level, buf);
+}
+
+// ------------------------------------------------------------------ clocking
+
+// One clock: inputs from the queues, outputs sampled before the edge.
+void kite_card::cycle() {
+    Vkite_card &m = *m_;
+    if (!cq_beats_.empty()) {
+        const Beat &b = cq_beats_.front();
+        m.cq_tvalid_i = 1;
+        put_bytes(m.cq_tdata_i, b.d.data(), 64);
+        m.cq_tkeep_i = b.keep;
+        m.cq_tlast_i = b.last;
+        for (size_t i = 0; i < 6; i++)
+            m.cq_tuser_i[i] = b.user[i];
+    } else {
+        m.cq_tvalid_i = 0;
+    }
+    if (!rc_beats_.empty()) {
+        const Beat &b = rc_beats_.front();
+        m.rc_tvalid_i = 1;
+        put_bytes(m.rc_tdata_i, b.d.data(), 64);
+        m.rc_tkeep_i = b.keep;
+        m.rc_tlast_i = b.last;
+        for (size_t i = 0; i < 6; i++)
+            m.rc_tuser_i[i] = b.user[i];
+    } else {
+        m.rc_tvalid_i = 0;
+    }
+    uint32_t rxv = 0;
+    for (unsigned p = 0; p < 2; p++) {
+        if (rx_q_[p].empty())
+            continue;
+        const auto &f = rx_q_[p].front();
+        size_t n = std::min<size_t>(64, f.size() - rx_off_[p]);
+        uint8_t buf[64]{};
+        std::memcpy(buf, f.data() + rx_off_[p], n);
+        put_bytes(m.rx_tdata_i, buf, 64, 64 * p);
+        uint64_t keep = n >= 64 ? ~0ULL : ((1ULL << n) - 1);
+        m.rx_tkeep_i[2 * p] = uint32_t(keep);
+        m.rx_tkeep_i[2 * p + 1] = uint32_t(keep >> 32);
+        m.rx_tlast_i = (m.rx_tlast_i & ~(1u << p)) | (uint32_t(rx_off_[p] + n == f.size()) << p);
+        rxv |= 1u << p;
+    }
+    m.rx_tvalid_i = rxv;
+    m.cmdq_ci_i = cmdq_ci_;
+    m.fw_version_i = fw_version_;
+    m.health_syndrome_i = health_;
+    m.now_us_i = now_us_;
+    m.heartbeat_i = heartbeat_;
+    m.mac_ev_i = mac_ev_;
+    mac_ev_ = 0;
+    m.clk_i = 0;
+    m.eval();
+    fw_wq_taken_ = m.fw_wq_valid_i && m.fw_wq_ready_o;
+    fw_st_taken_ = fw_st_taken_ || (m.fw_st_valid_i && m.fw_st_ready_o);
+    fw_rd_taken_ = fw_rd_taken_ || (m.fw_rd_valid_i && m.fw_rd_ready_o);
+    fw_wr_taken_ = fw_wr_taken_ || (m.fw_wr_valid_i && m.fw_wr_ready_o);
+    fw_wd_taken_ = m.fw_wd_valid_i && m.fw_wd_ready_o;
+    if (m.fw_rd_rsp_valid_o) {
+        uint64_t keep = uint64_t(m.fw_rd_rsp_keep_o);
+        for (unsigned i = 0; i < 64; i++)
+            if (keep >> i & 1)
+                fw_rd_bytes_.push_back(get_byte(m.fw_rd_rsp_data_o, i));
+        if (m.fw_rd_rsp_last_o) {
+            fw_rd_last_ = true;
+            fw_rd_err_ = m.fw_rd_rsp_err_o;
+        }
+    }
+    if (m.fw_wr_done_o) {
+        fw_wr_done_ = true;
+        fw_wr_err_ = m.fw_wr_err_o;
+    }
+    if (m.fw_st_rvalid_o)
+        fw_st_data_ = uint64_t(m.fw_st_rdata_o);
+    fw_cq_taken_ = m.fw_cq_valid_i && m.fw_cq_ready_o;
+
+    if (m.cq_tvalid_i && m.cq_tready_o)
+        cq_beats_.pop_front();
+    if (m.rc_tvalid_i && m.rc_tready_o)
+        rc_beats_.pop_front();
+    for (unsigned p = 0; p < 2; p++) {
+        if ((m.rx_tvalid_i >> p & 1) && (m.rx_tready_o >> p & 1)) {
+            size_t n = std::min<size_t>(64, rx_q_[p].front().size() - rx_off_[p]);
+            rx_off_[p] += n;
+            if (rx_off_[p] == rx_q_[p].front().size()) {
+                rx_q_[p].pop_front();
+                rx_off_[p] = 0;
+            }
+        }
+        if ((m.tx_tvalid_o >> p & 1) && (m.tx_tready_i >> p & 1)) {
+            uint64_t keep = uint64_t(m.tx_tkeep_o[2 * p]) | uint64_t(m.tx_tkeep_o[2 * p + 1]) << 32;
+            for (unsigned i = 0; i < 64; i++)
+                if (keep >> i & 1)
+                    tx_cur_[p].push_back(get_byte(m.tx_tdata_o, 64 * p + i));
+            if (m.tx_tlast_o >> p & 1) {
+                // A PHY without link discards what the MAC sends.
+                if (p < cfg_.num_ports && phy_[p].link_up) {
+                    const std::vector<uint8_t> &f = tx_cur_[p];
+                    if (f[0] & 1)
+                        mac_event(p, std::all_of(f.begin(), f.begin() + 6, [](uint8_t b) { return b == 0xff; })
+                                         ? MAC_TX_BROADCAST
+                                         : MAC_TX_MULTICAST);
+                    ops_.frame_out(ops_.opaque, p, f.data(), f.size());
+                } else
+                    phy_[p & 1].dropped_no_link++;
+                tx_cur_[p].clear();
+            }
+        }
+    }
+    if (m.rq_tvalid_o) {
+        Beat b;
+        for (unsigned i = 0; i < 64; i++)
+            b.d[i] = get_byte(m.rq_tdata_o, i);
+        for (size_t i = 0; i < 5; i++)
+            b.user[i] = m.rq_tuser_o[i];
+        rq_tlp_.push_back(b);
+        if (m.rq_tlast_o) {
+            cqe_written_ = cqe_written_ || bits(rq_tlp_[0].d.data(), 75, 4) == 1;
+            host_rq_tlp();
+            rq_tlp_.clear();
+        }
+    }
+    if (m.cc_tvalid_o && m.cc_tlast_o) {
+        uint64_t v = 0;
+        for (unsigned i = 0; i < 8; i++)
+            v |= uint64_t(get_byte(m.cc_tdata_o, 12 + i)) << (8 * i);
+        cc_data_.push_back(v);
+    }
+    if (m.msix_valid_o)
+        ops_.msix(ops_.opaque, kite_fn_t(m.msix_fn_o), uint16_t(m.msix_vector_o));
+    if (m.reset_req_o)
+        ev_reset_ = true;
+    if (m.cmdq_enable_o) {
+        cmdq_ci_ = 0;
+        ev_cmdq_ = true;
+    }
+    if (m.cmdq_db_o)
+        ev_cmdq_ = true;
+    if (m.rq_err_o && m.rq_err_qn_o < rq_.size())
+        rq_[m.rq_err_qn_o].state = wq_state::ERR;
+
+    m.clk_i = 1;
+    m.eval();
+    cycle_++;
+    m.fw_fn_we_i = 0;
+    m.fw_rss_we_i = 0;
+    m.tick_i = 0;
+    m.reset_done_i = 0;
+}
+
+// The card's microsecond clock follows the host's; the design is clocked
+// only while an entry point runs.
+void kite_card::sync_time() {
+    uint64_t ns = now_ns() - start_ns_;
+    uint32_t us = uint32_t(ns / 1000);
+    heartbeat_ = uint32_t(ns / 1000000);
+    if (us != now_us_) {
+        now_us_ = us;
+        m_->tick_i = 1;  // kite_cq's moderation sweep
+    }
+}
+
+// Runs until every interface has been quiet for QUIET cycles.
+void kite_card::run() {
+    Vkite_card &m = *m_;
+    sync_time();
+    unsigned quiet = 0;
+    for (uint64_t n = 0; quiet < QUIET && n < RUN_LIMIT; n++) {
+        bool busy = !cq_beats_.empty() || !rc_beats_.empty() || !rx_q_[0].empty() || !rx_q_[1].empty();
+        cycle();
+        busy = busy || m.rq_tvalid_o || m.cc_tvalid_o || m.tx_tvalid_o || m.msix_valid_o || !rq_tlp_.empty();
+        quiet = busy ? 0 : quiet + 1;
+    }
+}
+
+// Runs the RTL and the soft CPU's work until neither has anything left.
+void kite_card::settle() {
+    if (in_run_)
+        return;
+    in_run_ = true;
+    auto t0 = std::chrono::steady_clock::now();
+    uint64_t c0 = cycle_;
+    for (int i = 0; i < 1000; i++) {
+        run();
+        if (ev_reset_) {
+            ev_reset_ = false;
+            cmdq_ci_ = 0;
+            fw_->reset_function(0);
+            fatal_ = false;
+            health_ = health_syndrome::OK;
+            m_->dev_status_i = reg::DEV_STATUS_READY;
+            m_->reset_done_i = 1;
+            continue;
+        }
+        if (ev_cmdq_) {
+            ev_cmdq_ = fw_->poll();
+            m_->dev_status_i = fatal_ ? reg::DEV_STATUS_FATAL : reg::DEV_STATUS_READY;
+            continue;
+        }
+        phy_service();
+        if (cq_beats_.empty() && rx_q_[0].empty() && rx_q_[1].empty())
+            break;
+    }
+    in_run_ = false;
+    auto t1 = std::chrono::steady_clock::now();
+    sim_ns_ += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+    sim_cycles_ += cycle_ - c0;
+    write_stats(t1);
+    rearm();
+}
+
+void kite_card::write_stats(std::chrono::steady_clock::time_point now) {
+    if (!stats_path_ || now - stats_written_ < std::chrono::seconds(2))
+        return;
+    // Simulation speed for whoever asked ($KITE_RTL_STATS): rewritten in place.
+    stats_written_ = now;
+    if (FILE *f = std::fopen(stats_path_, "w")) {
+        std::fprintf(f, "cycles %llu\nsim_seconds %.3f\ncycles_per_second %.0f\n", (unsigned long long)sim_cycles_,
+                     double(sim_ns_) / 1e9, sim_ns_ ? double(sim_cycles_) * 1e9 / double(sim_ns_) : 0.0);
+        std::fclose(f);
+    }
+}
+
+void kite_card::rearm() {
+    uint64_t d = NEVER;
+    for (unsigned p = 0; p < cfg_.num_ports; p++)
+        d = std::min(d, phy_[p].os_retry_ns);
+    // CQEs written under moderation: come back when its time may be up.
+    if (cqe_written_ && max_mod_usec_) {
+        d = std::min(d, now_ns() + uint64_t(max_mod_usec_) * 1000 + 1000);
+        cqe_written_ = false;
+    }
+    if (d != NEVER && d != armed_deadline_) {
+        armed_deadline_ = d;
+        ops_.timer_arm(ops_.opaque, d);
+    }
+}
+
+// A request TLP from the card: reads answered with one completion, writes
+// stored. Requests carry function 0 (rtl.rst: one PCI function).
+void kite_card::host_rq_tlp() {
+    const uint8_t *d0 = rq_tlp_[0].d.data();
+    uint64_t addr = bits(d0, 2, 62) << 2;
+    unsigned dw = unsigned(bits(d0, 64, 11)), type = unsigned(bits(d0, 75, 4)), tag = unsigned(bits(d0, 96, 8));
+    unsigned fbe = rq_tlp_[0].user[0] & 0xf, lbe = (rq_tlp_[0].user[0] >> 8) & 0xf;
+    if (type == 0) {
+        uint64_t first = addr + tz4(fbe);
+        uint32_t len = dw == 1 ? 4 - tz4(fbe) - lz4(fbe) : 4 * dw - tz4(fbe) - lz4(lbe);
+        uint64_t dwa = first & ~3ULL;
+        unsigned cdw = unsigned((first + len - dwa + 3) / 4);
+        std::vector<uint8_t> data(4 * size_t(cdw));
+        bool ok = ops_.dma_read(ops_.opaque, 0, first, data.data() + (first - dwa), len) == 0;
+        std::vector<uint8_t> b(12 + (ok ? data.size() : 0));
+        setbits(b.data(), 0, 12, first & 0xfff);
+        setbits(b.data(), 16, 13, len);
+        setbits(b.data(), 30, 1, 1);
+        setbits(b.data(), 32, 11, ok ? cdw : 0);
+        setbits(b.data(), 43, 3, ok ? 0 : 1);  // Unsupported Request: the IOMMU said no
+        setbits(b.data(), 64, 8, tag);
+        if (ok)
+            std::copy(data.begin(), data.end(), b.begin() + 12);
+        size_t nb = (b.size() + 63) / 64;
+        for (size_t k = 0; k < nb; k++) {
+            Beat bt;
+            size_t n = std::min<size_t>(64, b.size() - 64 * k);
+            std::copy_n(b.begin() + long(64 * k), n, bt.d.begin());
+            bt.keep = uint16_t(0xffffu >> (16 - (n + 3) / 4));
+            bt.last = k + 1 == nb;
+            if (k == 0)
+                bt.user[2] |= 1u;
+            if (bt.last)
+                bt.user[2] |= (1u << 12) | (uint32_t((n + 3) / 4 - 1) << 16);
+            rc_beats_.push_back(bt);
+        }
+    } else if (type == 1) {
+        // Posted: bytes by enables, one host write per contiguous run.
+        std::vector<uint8_t> buf;
+        uint64_t start = 0;
+        auto flush = [&]() {
+            if (!buf.empty() && ops_.dma_write(ops_.opaque, 0, start, buf.data(), buf.size()) != 0)
+                logf(1, "kite-rtl: DMA write of %zu bytes at 0x%llx failed", buf.size(),
+                     (unsigned long long)start);
+            buf.clear();
+        };
+        for (unsigned j = 0; j < dw; j++) {
+            unsigned be = j == 0 ? fbe : (j == dw - 1 ? lbe : 0xf);
+            size_t s = 16 + 4 * size_t(j);
+            for (unsigned k = 0; k < 4; k++) {
+                uint64_t a = addr + 4 * j + k;
+                if (be >> k & 1) {
+                    if (buf.empty())
+                        start = a;
+                    buf.push_back(rq_tlp_[s / 64].d[s % 64 + k]);
+                } else {
+                    flush();
+                }
+            }
+        }
+        flush();
+    } else {
+        logf(0, "kite-rtl: RQ request type %u ignored", type);
+    }
+}
+
+void kite_card::queue_cq_tlp(unsigned bar, uint64_t off, bool write, uint64_t val, unsigned size) {
+    uint64_t addr = BAR_ADDR[bar] + (off & ~3ULL);
+    unsigned sh = unsigned(off & 3), fbe, lbe = 0, dw = 1;
+    if (size == 8) {
+        fbe = lbe = 0xf;
+        dw = 2;
+    } else {
+        fbe = ((1u << size) - 1) << sh & 0xf;
+        val <<= 8 * sh;
+    }
+    std::vector<uint8_t> b(16 + (write ? 4 * dw : 0));
+    setbits(b.data(), 2, 62, addr >> 2);
+    setbits(b.data(), 64, 11, dw);
+    setbits(b.data(), 75, 4, write ? 1 : 0);
+    setbits(b.data(), 96, 8, mmio_tag_++);
+    setbits(b.data(), 104, 8, 0);  // target function
+    setbits(b.data(), 112, 3, bar);
+    setbits(b.data(), 115, 6, BAR_APER[bar]);
+    if (write)
+        std::memcpy(&b[16], &val, 4 * dw);
+    Beat bt;
+    std::copy(b.begin(), b.end(), bt.d.begin());
+    bt.keep = uint16_t(0xffffu >> (16 - b.size() / 4));
+    bt.last = true;
+    bt.user[0] = fbe | lbe << 8;
+    cq_beats_.push_back(bt);
+}
+
+uint64_t kite_card::bar0_read(uint32_t off, unsigned size) {
+    size_t before = cc_data_.size();
+    queue_cq_tlp(0, off, false, 0, size);
+    for (int i = 0; i < 10000 && cc_data_.size() == before; i++)
+        cycle();
+    if (cc_data_.size() == before) {
+        logf(0, "kite-rtl: BAR0 read 0x%x not answered", off);
+        return ~0ULL;
+    }
+    uint64_t v = cc_data_.back();
+    cc_data_.clear();
+    return size == 8 ? v : uint32_t(v);
+}
+
+// ------------------------------------------------------------------ ABI
+
+uint64_t kite_card::mmio_read(uint16_t fn, unsigned bar, uint64_t off, unsigned size) {
+    if (fn != 0 || (bar != 0 && bar != 2))
+        return ~uint64_t(0) >> (64 - 8 * size);  // no VFs in the RTL: like a master abort
+    if (size == 8 && (off & 7))
+        return ~uint64_t(0);
+    sync_time();
+    size_t before = cc_data_.size();
+    queue_cq_tlp(bar, off, false, 0, size);
+    for (int i = 0; i < 100000 && cc_data_.size() == before; i++)
+        cycle();
+    if (cc_data_.size() == before) {
+        logf(0, "kite-rtl: MMIO read of BAR%u 0x%llx not answered", bar, (unsigned long long)off);
+        return ~uint64_t(0) >> (64 - 8 * size);
+    }
+    uint64_t v = cc_data_.back();
+    cc_data_.clear();
+    if (size < 8)
+        v = (v >> (8 * (off & 3))) & ((1ULL << (8 * size)) - 1);
+    settle();
+    return v;
+}
+
+void kite_card::mmio_write(uint16_t fn, unsigned bar, uint64_t off, uint64_t val, unsigned size) {
+    if (fn != 0 || (bar != 0 && bar != 2) || (size == 8 && (off & 7)) || (size < 8 && (off & 3) + size > 4))
+        return;
+    queue_cq_tlp(bar, off, true, val, size);
+    settle();
+}
+
+int kite_card::frame_in(unsigned port, const void *frame, size_t len) {
+    if (port >= cfg_.num_ports)
+        return 1;
+    const uint8_t *f = static_cast<const uint8_t *>(frame);
+    Phy &ph = phy_[port];
+    if (os_is(f, len)) {
+        if (!fcs_ok(f, len) || f[6] != OS_VERSION) {
+            mac_event(port, MAC_RX_BAD_FCS);
+            settle();
+            return 1;
+        }
+        if (!ph.cable)
+            return 1;
+        ph.partner_up = f[7] & OS_STATE_UP;
+        if (f[7] & OS_STATE_ANSWER)
+            ph.os_pending = true;
+        phy_update(port);
+        settle();
+        return 1;
+    }
+    if (!ph.link_up)
+        return 1;  // the PHY has no link: nothing is received
+    // The MAC drops runts, frames over its maximum (the port's MTU) and bad
+    // FCSs, counts them, and strips the FCS before kite_card's RX port.
+    if (len < limits::MIN_FRAME)
+        mac_event(port, MAC_RX_RUNT);
+    else if (len > size_t(port_[port].mtu) + 14 + 4 + limits::FCS_LEN)
+        mac_event(port, MAC_RX_OVERSIZE);
+    else if (!fcs_ok(f, len))
+        mac_event(port, MAC_RX_BAD_FCS);
+    else
+        rx_q_[port].emplace_back(f, f + len - limits::FCS_LEN);
+    settle();
+    return 1;
+}
+
+void kite_card::timer() {
+    armed_deadline_ = NEVER;
+    uint64_t now = now_ns();
+    for (unsigned p = 0; p < cfg_.num_ports; p++) {
+        Phy &ph = phy_[p];
+        if (ph.os_retry_ns != NEVER && now >= ph.os_retry_ns) {
+            ph.os_pending = ph.os_please = true;
+            ph.os_retry_ns = now + OS_RETRY_NS;
+        }
+    }
+    settle();
+}
+
+void kite_card::service() { settle(); }
+
+void kite_card::flr(uint16_t fn) {
+    if (fn != 0)
+        return;
+    // The PF's function level reset: as DEV_CTRL.RESET, then the registers.
+    cmdq_ci_ = 0;
+    fw_->reset_function(0);
+    queue_cq_tlp(0, reg::CMDQ_LOG_SIZE, true, 0, 4);
+    settle();
+}
+
+void kite_card::set_num_vfs(uint16_t n) {
+    if (n)
+        logf(1, "kite-rtl: the RTL card has no VFs (%u requested)", n);
+}
+
+void kite_card::set_cable(unsigned port, bool plugged) {
+    if (port >= cfg_.num_ports)
+        return;
+    phy_[port].cable = plugged;
+    if (!plugged)
+        phy_[port].partner_up = false;
+    phy_update(port);
+    settle();
+}
+
+// ------------------------------------------------------------------ PHY
+
+void kite_card::phy_update(unsigned port) {
+    Phy &ph = phy_[port];
+    bool local = ph.cable && port_[port].admin_up;
+    if (local != ph.local_up) {
+        ph.local_up = local;
+        if (ph.cable)
+            ph.os_pending = ph.os_please = true;
+    }
+    ph.os_retry_ns = (local && !ph.partner_up) ? now_ns() + OS_RETRY_NS : NEVER;
+    bool up = local && ph.partner_up;
+    if (up == ph.link_up)
+        return;
+    ph.link_up = up;
+    mac_event(port, MAC_LINK_CHANGE);
+    logf(2, "kite-rtl: port %u link %s", port, up ? "up" : "down");
+    eqe e{};
+    e.ev_type = eqe_type::PORT_CHANGE;
+    e.subtype = up ? port_event::UP : port_event::DOWN;
+    e.obj = port;
+    if (func_[0].enabled)
+        post_async(0, e);
+}
+
+void kite_card::phy_service() {
+    for (unsigned p = 0; p < cfg_.num_ports; p++) {
+        Phy &ph = phy_[p];
+        if (!ph.os_pending)
+            continue;
+        ph.os_pending = false;
+        if (!ph.cable)
+            continue;
+        uint8_t os[OS_LEN];
+        os_build(os, uint8_t((ph.local_up ? OS_STATE_UP : 0) | (ph.os_please ? OS_STATE_ANSWER : 0)));
+        ph.os_please = false;
+        ops_.frame_out(ops_.opaque, p, os, sizeof(os));
+    }
+}
+
+// ------------------------------------------------------------------ firmware port
+
+void kite_card::fw_wq(bool rq, uint32_t qn, const ctx::wq_ctx &w) {
+    Vkite_card &m = *m_;
+    m.fw_wq_rq_i = rq;
+    m.fw_wq_qn_i = uint16_t(qn);
+    m.fw_wq_en_i = w.valid && w.kind == ctx::WQ_ETH;
+    m.fw_wq_state_i = w.state & 3;
+    m.fw_wq_fn_i = uint8_t(w.fn);
+    m.fw_wq_page_i = uint8_t(w.db_page);
+    m.fw_wq_log_size_i = w.log_size & 0xf;
+    m.fw_wq_log_stride_i = w.log_stride & 0xf;
+    m.fw_wq_cqn_i = uint16_t(w.cqn);
+    m.fw_wq_port_i = w.port & 1;
+    m.fw_wq_base_i = w.base;
+    m.fw_wq_flags_i = w.flags;
+    m.fw_wq_valid_i = 1;
+    for (int i = 0; i < 100000; i++) {
+        cycle();
+        if (fw_wq_taken_)
+            break;
+    }
+    m.fw_wq_valid_i = 0;
+}
+
+void kite_card::fw_cmd(unsigned op, uint16_t qn, const uint8_t *data, size_t n) {
+    Vkite_card &m = *m_;
+    m.fw_cq_op_i = uint8_t(op);
+    m.fw_cq_qn_i = qn;
+    for (size_t i = 0; i < 8; i++)
+        m.fw_cq_data_i[i] = 0;
+    put_bytes(m.fw_cq_data_i, data, std::min<size_t>(n, 32));
+    m.fw_cq_valid_i = 1;
+    for (int i = 0; i < 100000; i++) {
+        cycle();
+        if (fw_cq_taken_)
+            break;
+    }
+    m.fw_cq_valid_i = 0;
+}
+
+void kite_card::fw_rss(unsigned addr, uint32_t v) {
+    m_->fw_rss_we_i = 1;
+    m_->fw_rss_addr_i = uint16_t(addr);
+    m_->fw_rss_wdata_i = v;
+    cycle();
+}
+
+template <typename T> static bool ctx_copy(std::vector<T> &tbl, uint32_t idx, void *buf, uint32_t len, bool write) {
+    if (idx >= tbl.size() || len != sizeof(T))
+        return false;
+    if (write)
+        std::memcpy(&tbl[idx], buf, len);
+    else
+        std::memcpy(buf, &tbl[idx], len);
+    return true;
+}
+
+void kite_card::ctx_read(ctx::table t, uint32_t idx, void *buf, uint32_t len) {
+    bool ok = false;
+    switch (t) {
+    case ctx::table::FUNC: ok = ctx_copy(func_, idx, buf, len, false); break;
+    case ctx::table::EQ: ok = ctx_copy(eq_, idx, buf, len, false); break;
+    case ctx::table::CQ: ok = ctx_copy(cq_, idx, buf, len, false); break;
+    case ctx::table::SQ: ok = ctx_copy(sq_, idx, buf, len, false); break;
+    case ctx::table::RQ: ok = ctx_copy(rq_, idx, buf, len, false); break;
+    case ctx::table::RSS: ok = ctx_copy(rss_, idx, buf, len, false); break;
+    case ctx::table::FILTER: ok = ctx_copy(filter_, idx, buf, len, false); break;
+    case ctx::table::FLOW: ok = ctx_copy(flow_, idx, buf, len, false); break;
+    case ctx::table::PORT: ok = ctx_copy(port_, idx, buf, len, false); break;
+    case ctx::table::MR: ok = ctx_copy(mr_, idx, buf, len, false); break;
+    case ctx::table::QP: ok = ctx_copy(qp_, idx, buf, len, false); break;
+    case ctx::table::SRQ: ok = ctx_copy(srq_, idx, buf, len, false); break;
+    case ctx::table::AH: ok = ctx_copy(ah_, idx, buf, len, false); break;
+    case ctx::table::GID: ok = ctx_copy(gid_, idx, buf, len, false); break;
+    }
+    if (!ok) {
+        std::memset(buf, 0, len);
+        logf(0, "kite-rtl: bad context read %u/%u", unsigned(t), idx);
+    }
+}
+
+// The firmware's context writes, translated into what the RTL's port takes.
+// Tables the RTL has no use for (filters, flow rules, RDMA) stay with the
+// soft CPU.
+void kite_card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t len) {
+    void *buf = const_cast<void *>(cbuf);
+    bool ok = false;
+    switch (t) {
+    case ctx::table::FUNC:
+        ok = ctx_copy(func_, idx, buf, len, true);
+        if (ok && idx == 0) {
+            const ctx::func_ctx &f = func_[0];
+            m_->fw_fn_we_i = 1;
+            m_->fw_fn_sel_i = 0;
+            m_->fw_fn_db_pages_i = f.enabled ? f.db_pages : 0;
+            m_->fw_fn_port_i = f.port & 1;
+            cycle();
+            uint8_t d[2] = {uint8_t(f.async_eqn), uint8_t(f.async_eqn >> 8)};
+            fw_cmd(7, 0, d, 2);  // FN_CTX
+        }
+        break;
+    case ctx::table::EQ:
+        ok = ctx_copy(eq_, idx, buf, len, true);
+        if (ok) {
+            const ctx::eq_ctx &e = eq_[idx];
+            uint8_t d[16]{};
+            std::memcpy(d, &e.base, 8);
+            d[8] = uint8_t(e.fn);
+            d[9] = uint8_t(e.fn >> 8);
+            d[10] = uint8_t(e.vector);
+            d[11] = uint8_t(e.vector >> 8);
+            d[12] = uint8_t((e.log_size & 0xf) | (e.valid ? 0x10 : 0) | (e.armed ? 0x20 : 0));
+            fw_cmd(6, uint16_t(idx), d, sizeof(d));  // EQ_CTX
+        }
+        break;
+    case ctx::table::CQ: {
+        if (idx >= cq_.size())
+            break;
+        ctx::cq_ctx old = cq_[idx];
+        ok = ctx_copy(cq_, idx, buf, len, true);
+        if (!ok)
+            break;
+        const ctx::cq_ctx &c = cq_[idx];
+        uint8_t d[18]{};
+        std::memcpy(d, &c.base, 8);
+        d[8] = uint8_t(c.fn);
+        d[9] = uint8_t(c.fn >> 8);
+        d[10] = uint8_t(c.eqn);
+        d[11] = uint8_t(c.eqn >> 8);
+        d[12] = uint8_t((c.log_size & 0xf) | (c.valid ? 0x10 : 0));
+        d[14] = uint8_t(c.mod_usec);
+        d[15] = uint8_t(c.mod_usec >> 8);
+        d[16] = uint8_t(c.mod_count);
+        d[17] = uint8_t(c.mod_count >> 8);
+        if (old.valid && c.valid && old.base == c.base && old.log_size == c.log_size && old.eqn == c.eqn &&
+            old.fn == c.fn) {
+            fw_cmd(5, uint16_t(idx), d, sizeof(d));  // CQ_MOD: MODIFY_CQ keeps the ring
+        } else {
+            if (c.valid && c.pi != c.ci)
+                logf(1, "kite-rtl: CQ %u re-pointed with %u CQEs pending: the RTL restarts the ring at 0", idx,
+                     c.pi - c.ci);
+            fw_cmd(4, uint16_t(idx), d, sizeof(d));  // CQ_CTX
+        }
+        max_mod_usec_ = 0;
+        for (const auto &q : cq_)
+            if (q.valid)
+                max_mod_usec_ = std::max<uint32_t>(max_mod_usec_, q.mod_usec);
+        break;
+    }
+    case ctx::table::SQ:
+    case ctx::table::RQ: {
+        bool rq = t == ctx::table::RQ;
+        auto &tbl = rq ? rq_ : sq_;
+        ok = ctx_copy(tbl, idx, buf, len, true);
+        if (ok)
+            fw_wq(rq, idx, tbl[idx]);
+        break;
+    }
+    case ctx::table::RSS:
+        ok = ctx_copy(rss_, idx, buf, len, true);
+        // kite_rss holds one table: the PF's default context of each port
+        // (the last written wins with two ports). Its queue is
+        // table[hash mod 256]: the model's table[hash mod table_size] with
+        // the table repeated, since sizes are powers of two.
+        if (ok && idx < cfg_.num_ports * limits::MAX_RSS_CTX && idx % limits::MAX_RSS_CTX == 0 &&
+            idx == ctx::rss_index(0, idx / limits::MAX_RSS_CTX, 0)) {
+            const ctx::rss_ctx &r = rss_[idx];
+            for (unsigned a = 0; a < 10; a++) {
+                uint32_t v;
+                std::memcpy(&v, r.key + 4 * a, 4);
+                fw_rss(a, v);
+            }
+            fw_rss(16, r.valid ? r.hash_fields : 0);
+            for (unsigned i = 0; i < 256; i++)
+                fw_rss(256 + i, r.valid && r.table_size ? r.table[i % r.table_size] : 0);  // RQ 0: dropped
+        }
+        break;
+    case ctx::table::FILTER: ok = ctx_copy(filter_, idx, buf, len, true); break;
+    case ctx::table::FLOW: ok = ctx_copy(flow_, idx, buf, len, true); break;
+    case ctx::table::PORT:
+        ok = ctx_copy(port_, idx, buf, len, true);
+        if (ok && idx < cfg_.num_ports)
+            phy_update(idx);
+        break;
+    case ctx::table::MR: ok = ctx_copy(mr_, idx, buf, len, true); break;
+    case ctx::table::QP: ok = ctx_copy(qp_, idx, buf, len, true); break;
+    case ctx::table::SRQ: ok = ctx_copy(srq_, idx, buf, len, true); break;
+    case ctx::table::AH: ok = ctx_copy(ah_, idx, buf, len, true); break;
+    case ctx::table::GID: ok = ctx_copy(gid_, idx, buf, len, true); break;
+    }
+    if (!ok)
+        logf(0, "kite-rtl: bad context write %u/%u", unsigned(t), idx);
+}
+
+void kite_card::post_async(uint16_t fn, const eqe &e) {
+    uint8_t d[16];
+    std::memcpy(d, &e, sizeof(d));
+    fw_cmd(3, fn, d, sizeof(d));  // EVENT
+}
+
+void kite_card::cmdq_get(uint16_t fn, fw::cmdq_regs &r) {
+    r = fw::cmdq_regs{};
+    if (fn != 0)
+        return;
+    const Vkite_card &m = *m_;
+    r.base = m.cmdq_base_o;
+    r.log_size = m.cmdq_enable_o || m.cmdq_log_size_o ? uint8_t(m.cmdq_log_size_o) : 0;
+    r.pi = uint16_t(m.cmdq_pi_o);
+    r.ci = cmdq_ci_;
+}
+
+// The firmware's DMA goes through the card's firmware DMA port (function 0,
+// as every request of this RTL).
+bool kite_card::dma_read(uint16_t, uint64_t addr, void *buf, uint32_t len) {
+    Vkite_card &m = *m_;
+    for (uint32_t done = 0; done < len;) {
+        uint32_t n = std::min<uint32_t>(len - done, 4096);
+        m.fw_rd_addr_i = addr + done;
+        m.fw_rd_len_i = uint16_t(n);
+        m.fw_rd_valid_i = 1;
+        fw_rd_taken_ = fw_rd_last_ = fw_rd_err_ = false;
+        fw_rd_bytes_.clear();
+        for (int i = 0; i < 100000 && !fw_rd_taken_; i++)
+            cycle();
+        m.fw_rd_valid_i = 0;
+        for (int i = 0; i < 1000000 && !fw_rd_last_; i++)
+            cycle();
+        if (!fw_rd_last_ || fw_rd_err_ || fw_rd_bytes_.size() != n)
+            return false;
+        std::memcpy(static_cast<uint8_t *>(buf) + done, fw_rd_bytes_.data(), n);
+        done += n;
+    }
+    return true;
+}
+
+bool kite_card::dma_write(uint16_t, uint64_t addr, const void *buf, uint32_t len) {
+    Vkite_card &m = *m_;
+    const uint8_t *src = static_cast<const uint8_t *>(buf);
+    for (uint32_t done = 0; done < len;) {
+        uint32_t n = std::min<uint32_t>(len - done, 4096);
+        uint64_t a = addr + done;
+        m.fw_wr_addr_i = a;
+        m.fw_wr_len_i = uint16_t(n);
+        m.fw_wr_valid_i = 1;
+        fw_wr_taken_ = fw_wr_done_ = fw_wr_err_ = false;
+        for (int i = 0; i < 100000 && !fw_wr_taken_; i++)
+            cycle();
+        m.fw_wr_valid_i = 0;
+        if (!fw_wr_taken_)
+            return false;
+        // Address-aligned words: byte b of the request sits in lane (a + b) mod 64.
+        uint32_t words = uint32_t(((a & 63) + n + 63) / 64);
+        for (uint32_t w = 0; w < words; w++) {
+            uint8_t word[64]{};
+            for (unsigned l = 0; l < 64; l++) {
+                int64_t b = int64_t(w) * 64 + l - int64_t(a & 63);
+                if (b >= 0 && b < int64_t(n))
+                    word[l] = src[done + uint32_t(b)];
+            }
+            put_bytes(m.fw_wd_i, word, 64);
+            m.fw_wd_valid_i = 1;
+            fw_wd_taken_ = false;
+            for (int i = 0; i < 100000 && !fw_wd_taken_; i++)
+                cycle();
+        }
+        m.fw_wd_valid_i = 0;
+        for (int i = 0; i < 100000 && !fw_wr_done_; i++)
+            cycle();
+        if (!fw_wr_done_ || fw_wr_err_)
+            return false;
+        done += n;
+    }
+    return true;
+}
+
+// QUERY_STATS: kite_stats through the card's firmware counter port.
+void kite_card::port_stats(uint8_t port, spec::port_stats &out, bool clear) {
+    out = spec::port_stats{};
+    if (port >= cfg_.num_ports)
+        return;
+    Vkite_card &m = *m_;
+    auto *p = reinterpret_cast<uint8_t *>(&out);
+    for (uint32_t w = 0; w < sizeof(out) / 8; w++) {
+        m.fw_st_idx_i = uint16_t(32 * port + w);
+        m.fw_st_clear_i = clear;
+        m.fw_st_valid_i = 1;
+        fw_st_data_.reset();
+        for (int i = 0; i < 1000 && !fw_st_taken_; i++)
+            cycle();
+        m.fw_st_valid_i = 0;
+        fw_st_taken_ = false;
+        for (int i = 0; i < 1000 && !fw_st_data_; i++)
+            cycle();
+        uint64_t v = fw_st_data_.value_or(0);
+        std::memcpy(p + 8 * w, &v, 8);
+    }
+}
+
+void kite_card::port_mac(uint16_t fn, uint8_t port, uint8_t mac[6]) {
+    uint64_t m = 0;
+    for (int i = 0; i < 6; i++)
+        m = m << 8 | cfg_.mac[i];
+    m += port + uint64_t(fn) * cfg_.num_ports;
+    for (int i = 5; i >= 0; i--, m >>= 8)
+        mac[i] = uint8_t(m);
+}
+
+bool kite_card::flash_read(uint32_t off, void *buf, uint32_t len) {
+    if (uint64_t(off) + len > fw::FLASH_SIZE)
+        return false;
+    if (flash_fd_ >= 0)
+        return ::pread(flash_fd_, buf, len, off) == ssize_t(len);
+    std::memcpy(buf, flash_.data() + off, len);
+    return true;
+}
+
+bool kite_card::flash_write(uint32_t off, const void *buf, uint32_t len) {
+    if (uint64_t(off) + len > fw::FLASH_SIZE)
+        return false;
+    if (flash_fd_ >= 0)
+        return ::pwrite(flash_fd_, buf, len, off) == ssize_t(len);
+    std::memcpy(flash_.data() + off, buf, len);
+    return true;
+}
+
+// ------------------------------------------------------------------ C ABI
+
+namespace {
+
+kite_card *abi_create(const kite_card_config *cfg, const kite_host_ops *ops) {
+    if (!cfg || !ops || cfg->abi_version != KITE_CARD_ABI_VERSION || cfg->num_ports < 1 ||
+        cfg->num_ports > pci::MAX_PORTS || !ops->dma_read || !ops->dma_write || !ops->msix || !ops->frame_out ||
+        !ops->now_ns || !ops->timer_arm)
+        return nullptr;
+    return new kite_card(*cfg, *ops);
+}
+void abi_destroy(kite_card *c) { delete c; }
+uint64_t abi_mmio_read(kite_card *c, kite_fn_t fn, unsigned bar, uint64_t off, unsigned size) {
+    return c->mmio_read(fn, bar, off, size);
+}
+void abi_mmio_write(kite_card *c, kite_fn_t fn, unsigned bar, uint64_t off, uint64_t val, unsigned size) {
+    c->mmio_write(fn, bar, off, val, size);
+}
+int abi_frame_in(kite_card *c, unsigned port, const void *f, size_t len) { return c->frame_in(port, f, len); }
+void abi_timer(kite_card *c) { c->timer(); }
+void abi_service(kite_card *c) { c->service(); }
+void abi_flr(kite_card *c, kite_fn_t fn) { c->flr(fn); }
+void abi_set_num_vfs(kite_card *c, uint16_t n) { c->set_num_vfs(n); }
+void abi_set_cable(kite_card *c, unsigned port, int plugged) { c->set_cable(port, plugged != 0); }
+
+const kite_card_abi abi = {
+    KITE_CARD_ABI_VERSION, abi_create, abi_destroy, abi_mmio_read, abi_mmio_write, abi_frame_in,
+    abi_timer, abi_service, abi_flr, abi_set_num_vfs, abi_set_cable,
+};
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) const kite_card_abi *kite_card_get_abi(void) { return &abi; }
+
+// Cycles simulated by a card of this library (diagnostics, tests).
+extern "C" __attribute__((visibility("default"))) uint64_t kite_rtl_card_cycles(const kite_card *c) {
+    return c->cycles();
+}

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""QEMU co-simulation of the RTL card (TAP).
+
+Two VMs whose Kite cards meet on a tools/fabric wire (the vm-pair topology).
+Host A's QEMU loads libkite_rtlcard.so (the Verilated kite_card with the
+firmware beside it, fpga/cosim), host B the C++ model. The real kite.ko
+boots on both; then ping, ping at MTU 9000 and a short iperf3 each way. The
+same steps run first with the model on both sides, so the RTL figures (ping
+RTT, iperf3 throughput) come with a model-vs-model baseline from the same
+run.
+
+    tests/vm/cosim.py [--kernel 6.1] [--no-baseline] [--iperf-seconds N]
+"""
+import argparse
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools", "vm"))
+import kitevm  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location("vmrun", os.path.join(HERE, "run.py"))
+vmrun = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(vmrun)
+
+MODEL = os.path.join(ROOT, "build", "model", "libkite_model.so")
+IPS = ("192.0.2.1", "192.0.2.2")
+
+
+def one_pair(args, tap, payload, tag, card_a, stats_file=None):
+    """Boots host A (card_a) and host B (the model), runs the steps; returns figures."""
+    fig = {}
+    t0 = time.time()
+    if stats_file:
+        os.environ["KITE_RTL_STATS"] = stats_file
+    try:
+        topo = kitevm.pair(kernel=args.kernel, payload=payload, mem=args.mem, extra=(), start=False)
+        topo.vms[0].card = card_a
+        topo.vms[1].card = MODEL
+        topo.start(timeout=300)
+    except kitevm.VMError as e:
+        tap.result(False, f"{tag}: two VMs boot")
+        tap.diag(e)
+        return fig
+    finally:
+        os.environ.pop("KITE_RTL_STATS", None)
+    tap.result(True, f"{tag}: two VMs boot")
+    tap.diag(f"booted in {time.time() - t0:.0f}s")
+    with topo:
+        a, b = topo.vms
+
+        def step(name, fn):
+            t = time.time()
+            try:
+                fn()
+                tap.result(True, f"{tag}: {name}")
+                tap.diag(f"{time.time() - t:.1f}s")
+                return True
+            except (kitevm.CommandError, kitevm.VMError, AssertionError) as e:
+                tap.result(False, f"{tag}: {name}")
+                tap.diag(e)
+                return False
+
+        def up():
+            for vm, ip in ((a, IPS[0]), (b, IPS[1])):
+                vm.run(". /kite/tests/lib.sh && load_kite 1 && dev=$(kite_netdevs) && "
+                       f"ip link set $dev name kite0 && ip link set kite0 up && "
+                       f"ip addr add {ip}/24 dev kite0", timeout=300)
+            for vm in (a, b):
+                vm.run("for i in $(seq 300); do [ $(cat /sys/class/net/kite0/carrier) = 1 ] && exit 0; "
+                       "sleep 0.1; done; exit 1", timeout=60)
+
+        if not step("kite.ko loads on both hosts, link up through the fabric", up):
+            return fig
+
+        def rtt(out):
+            m = re.search(r"= [\d.]+/([\d.]+)/", out)
+            assert m, out
+            return float(m.group(1))
+
+        def ping():
+            a.run(vmrun.PING_UNTIL.format(ip=IPS[1]).replace("timeout 30", "timeout 120"), timeout=150)
+            rc, out, _ = a.run(f"ping -c 5 -i 0.2 -W 5 {IPS[1]}", timeout=120)
+            fig["rtt_ms"] = rtt(out)
+            tap.diag(out.strip().splitlines()[-1])
+        step("ping A -> B", ping)
+
+        def jumbo():
+            for vm in (a, b):
+                vm.run("ip link set kite0 mtu 9000", timeout=60)
+            rc, out, _ = a.run(f"ping -M do -s 8972 -c 3 -i 0.5 -W 5 {IPS[1]}", timeout=120)
+            fig["rtt9000_ms"] = rtt(out)
+            tap.diag(out.strip().splitlines()[-1])
+        step("ping at MTU 9000 (both sides mtu 9000)", jumbo)
+
+        def iperf(reverse):
+            b.run("iperf3 -s -D -1 -p 5201", timeout=30)
+            time.sleep(0.5)
+            rc, out, _ = a.run(f"iperf3 -c {IPS[1]} -p 5201 -t {args.iperf_seconds} -f m "
+                               f"{'-R' if reverse else ''} | tail -n 4",
+                               timeout=args.iperf_seconds * 10 + 120)
+            tap.diag(out.strip())
+            m = re.search(r"([\d.]+) Mbits/sec.*receiver", out)
+            assert m, out
+            assert float(m.group(1)) > 0, out
+            fig["iperf_ba" if reverse else "iperf_ab"] = float(m.group(1))
+        step("iperf3 TCP A -> B", lambda: iperf(False))
+        step("iperf3 TCP B -> A", lambda: iperf(True))
+
+        def clean():
+            for vm in (a, b):
+                rc, out, _ = vm.run("dmesg | grep -E 'WARNING:|BUG:|Oops|kite.*timed? ?out' || true", timeout=30)
+                assert not out.strip(), out
+        step("no warnings in either dmesg", clean)
+    fig["wall_s"] = time.time() - t0
+    return fig
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--kernel", default="6.1")
+    ap.add_argument("--mem", type=int, default=1024)
+    ap.add_argument("--no-baseline", action="store_true", help="skip the model-vs-model run")
+    ap.add_argument("--iperf-seconds", type=int, default=3)
+    args = ap.parse_args()
+    print("TAP version 13", flush=True)
+    tap = vmrun.Tap()
+    t0 = time.time()
+    rtl = subprocess.run([os.path.join(ROOT, "fpga", "cosim", "build.sh")], check=True, text=True,
+                         stdout=subprocess.PIPE).stdout.strip()
+    tap.diag(f"libkite_rtlcard.so ready in {time.time() - t0:.0f}s")
+    payload = vmrun.build_payload(args.kernel)
+    base = {} if args.no_baseline else one_pair(args, tap, payload, "model-model", MODEL)
+    stats = os.path.join(tempfile.mkdtemp(prefix="kite-cosim-"), "rtl-stats")
+    cos = one_pair(args, tap, payload, "rtl-model", rtl, stats)
+    if os.path.exists(stats):
+        with open(stats) as f:
+            tap.diag("RTL card simulation: " + " ".join(f.read().split()))
+
+    def f(d, k, unit):
+        return f"{d[k]:.2f} {unit}" if k in d else "-"
+    for k, unit, what in (("rtt_ms", "ms", "ping RTT avg"), ("rtt9000_ms", "ms", "ping 8972 B RTT avg"),
+                          ("iperf_ab", "Mbit/s", "iperf3 A->B"), ("iperf_ba", "Mbit/s", "iperf3 B->A"),
+                          ("wall_s", "s", "wall time (boot to dmesg check)")):
+        tap.diag(f"{what}: rtl-model {f(cos, k, unit)}, model-model {f(base, k, unit)}")
+    print(f"1..{tap.n}", flush=True)
+    return 1 if tap.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
