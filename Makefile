@@ -82,6 +82,8 @@ selftests:
 	@python3 tests/run.py selftests
 
 demo: model kernel fabric qemu images
+	@echo "[demo] rdma-core with the Kite provider (cached)"
+	@tools/rdma-core/build.sh >/dev/null
 	@python3 tools/demo/demo.py
 
 # Not a test: ratios Kite vs virtio-net/e1000e (TCP, guest insns per GB) and vs rdma_rxe.

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """make demo: two emulated hosts, each with a Kite card, cabled through the
-fabric switch process. Loads kite.ko, shows the link, pings, runs iperf3, and
-prints a summary."""
+fabric switch process. Loads kite.ko, shows the link, pings, runs iperf3,
+then loads kite_ib.ko and runs RDMA between the hosts with the standard tools
+over the rdma-core provider, and prints a summary."""
 import json
 import os
 import sys
@@ -11,7 +12,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools", "vm"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "vm"))
 import kitevm  # noqa: E402
-from run import build_payload  # noqa: E402
+from run import GID_OF, build_payload, perf_row, rdma_pair_run, v4_gid  # noqa: E402
 
 HOSTS = {"host1": ("192.0.2.1", "2001:db8::1"), "host2": ("192.0.2.2", "2001:db8::2")}
 
@@ -30,9 +31,47 @@ def show(vm, cmd, timeout=60):
     return out
 
 
+def rdma(a, b):
+    """RoCEv2 between the two cards: kite_ib.ko, rdma-core's Kite provider,
+    perftest and libibverbs' own example, with data checked where the tool can."""
+    say("RDMA: kite_ib.ko on both hosts, the ib device and its RoCEv2 GIDs")
+    ib, gid = {}, {}
+    for vm in (a, b):
+        show(vm, "modprobe -a ib_uverbs rdma_ucm && { grep -q '^kite_ib ' /proc/modules || "
+                 "insmod /kite/modules/kite_ib.ko; }")
+        ib[vm] = show(vm, "for i in $(seq 50); do d=$(ls /sys/class/infiniband 2>/dev/null | head -n 1); "
+                          "[ -n \"$d\" ] && echo $d && exit 0; sleep 0.1; done; exit 1").strip()
+        gid[vm] = vm.run(GID_OF.format(ib=ib[vm], gid=v4_gid(HOSTS[vm.label][0])), timeout=30)[1].strip()
+    show(a, f"rdma link show; ibv_devinfo -d {ib[a]} | grep -E 'hca_id|fw_ver|vendor_part|state|active_mtu|link_layer'")
+    show(a, f"cat /sys/class/infiniband/{ib[a]}/ports/1/gids/{gid[a]} "
+            f"/sys/class/infiniband/{ib[a]}/ports/1/gid_attrs/types/{gid[a]}")
+    out = []
+    say("ibv_rc_pingpong, 4 KiB x 500, receive buffers checked (-c)")
+    r = rdma_pair_run(None, b, a, "ibv_rc_pingpong",
+                      f"ibv_rc_pingpong -d {ib[b]} -g {gid[b]} -s 4096 -n 500 -c",
+                      f"ibv_rc_pingpong -d {ib[a]} -g {gid[a]} -s 4096 -n 500 -c 192.0.2.2")
+    print("    " + "\n    ".join(r.strip().splitlines()[-2:]))
+    out.append("ibv_rc_pingpong: " + r.strip().splitlines()[-1])
+    for tool, extra in (("ib_write_bw", "-s 65536 -n 300"), ("ib_read_bw", "-s 65536 -n 300"),
+                        ("ib_send_lat", "-s 64 -n 500")):
+        say(f"perftest {tool} {extra}, host1 -> host2")
+        r = rdma_pair_run(None, b, a, tool, f"{tool} -d {ib[b]} -F -x {gid[b]} {extra}",
+                          f"{tool} -d {ib[a]} -F -x {gid[a]} {extra} 192.0.2.2")
+        row = perf_row(r)
+        print(f"    {row}")
+        f = row.split()
+        if tool.endswith("_lat"):   # bytes iters min max typical avg stdev 99% 99.9% (usec)
+            out.append(f"{tool} {extra}: typical {f[4]} us, average {f[5]} us (emulated)")
+        else:                       # bytes iters peak average (MB/s) msg rate
+            out.append(f"{tool} {extra}: {f[3]} MB/s average (emulated)")
+    say("RoCE counters the card kept (rdma statistic)")
+    show(a, f"rdma statistic show link {ib[a]}/1")
+    return out
+
+
 def main():
     summary = []
-    payload = build_payload("6.1")
+    payload = build_payload("6.1", rdma=True)
     say("Booting two Debian 6.1 guests under QEMU (TCG), one Kite card each, cabled through tools/fabric")
     t0 = time.time()
     with kitevm.pair(kernel="6.1", payload=payload, extra=()) as topo:
@@ -71,6 +110,7 @@ def main():
         summary.append(f"iperf3 TCP: {mbit:.0f} Mbit/s (emulated: TCG guests, model on the host)")
         say("Counters the card kept (ethtool -S, non-zero)")
         show(a, "ethtool -S kite0 | awk '$2 != 0' | head -n 30")
+        summary += rdma(a, b)
     say("Summary")
     for line in summary:
         print(f"  - {line}")
