@@ -24,6 +24,7 @@ LOGDIR = os.path.join(ROOT, "build", "test-logs")
 SUITES = [
     ("deps", ["tools/setup/deps.sh", "build", "qemu", "vm", "rtl"], "step", [], True),
     ("spec", ["python3", "tests/spec/check_spec.py"], "tap", [], True),
+    ("test-tools", ["python3", "tests/tools/test_pcapcheck.py"], "tap", [], True),
     ("model-build", ["make", "-s", "model"], "step", ["deps"], True),
     ("model-unit", ["ctest", "--test-dir", "build/model", "--output-on-failure"], "ctest", ["model-build"], True),
     ("firmware-rv32", ["make", "-s", "firmware-rv32"], "step", ["deps"], True),
