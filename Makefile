@@ -20,7 +20,7 @@ help:
 	@echo "make bench       benchmarks: Kite vs virtio-net/e1000e and vs rdma_rxe (not tests, ~10-12 min)"
 	@echo "make test-6.12   the VM suites on Debian's 6.12 kernel"
 	@echo "make selftests   the kernel's own NIC selftests (6.12 guest) against Kite"
-	@echo "make rtl-check   RTL lint, testbenches and synthesis (incl. the card top) only"
+	@echo "make rtl-check   RTL lint, testbenches and synthesis (blocks and card top) only"
 	@echo "make spec        regenerate headers/packages/docs from fpga/spec/kite.toml"
 	@echo "make kernel KVER_SERIES=6.12   build the modules for another Debian kernel"
 
@@ -100,7 +100,7 @@ cosim:
 
 rtl-check:
 	@tools/setup/deps.sh rtl
-	@fpga/check.sh --top
+	@fpga/check.sh
 
 clean:
 	rm -rf $(BUILD)

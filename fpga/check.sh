@@ -3,21 +3,20 @@
 #   lint      verilator --lint-only -Wall, no waivers beyond fpga/rtl/lint.vlt
 #   tb        the Verilator testbench (randomized + directed vs the reference)
 #   tb-fails  the same testbench with --inject must fail (it can detect a mismatch)
-#   synth     yosys synth_xilinx for UltraScale+ (skipped with --quick; the
-#             card top only with --top: it takes longer than make test affords)
+#   synth     yosys synth_xilinx for UltraScale+ (skipped with --quick); the
+#             card top bottom-up after the blocks (fpga/syn/synth_card.py)
 # then the resource table (Documentation/hw/rtl-resources.rst).
-# Builds and synthesis results are cached under build/rtl/ by source hash.
-# Usage: fpga/check.sh [--quick] [--top] [--seed N]
+# Builds and synthesis results are cached by source hash.
+# Usage: fpga/check.sh [--quick] [--seed N]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-quick=0 seed=1 with_top=0
+quick=0 seed=1
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) quick=1 ;;
-    --top) with_top=1 ;;
     --seed) seed=$2; shift ;;
-    *) echo "usage: fpga/check.sh [--quick] [--top] [--seed N]" >&2; exit 2 ;;
+    *) echo "usage: fpga/check.sh [--quick] [--seed N]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -73,22 +72,28 @@ done
 if [ $quick -eq 0 ]; then
     # Two synthesis jobs at a time (the machine has 2 cores); each writes its
     # exit status next to its log, reported in block order afterwards.
-    skip=()
-    [ $with_top -eq 1 ] || skip=(card)
     for line in "${blocks[@]}"; do
         read -r name tmod tbcpp srcs <<<"$line"
-        [[ " ${skip[*]} " == *" $name "* ]] && continue
+        [ "$name" = card ] && continue
         echo "$name $tmod ${common[*]} $srcs"
     done | xargs -P 2 -L 1 sh -c \
         'n=$0; fpga/syn/synth.sh "$n" "$@" >"'"$logs"'/$n.synth" 2>&1; echo $? >"'"$logs"'/$n.synth.rc"'
     for line in "${blocks[@]}"; do
-        read -r name _ <<<"$line"
-        [[ " ${skip[*]} " == *" $name "* ]] && continue
+        read -r name tmod tbcpp srcs <<<"$line"
+        if [ "$name" = card ]; then
+            # The top uses the blocks' results, so it comes after them.
+            st=0
+            # shellcheck disable=SC2086
+            python3 fpga/syn/synth_card.py "${common[@]}" $srcs >"$logs/card.synth" 2>&1 || st=$?
+            result "synth card (yosys synth_xilinx -family xcup, bottom-up: top logic + block instances)" $st \
+                "$logs/card.synth"
+            continue
+        fi
         result "synth $name (yosys synth_xilinx -family xcup)" "$(cat "$logs/$name.synth.rc" 2>/dev/null || echo 1)" \
             "$logs/$name.synth"
     done
     st=0
-    python3 fpga/syn/report.py "${skip[@]}" >"$logs/resources.txt" 2>&1 || st=$?
+    python3 fpga/syn/report.py >"$logs/resources.txt" 2>&1 || st=$?
     result "resource table (Documentation/hw/rtl-resources.rst)" $st "$logs/resources.txt"
     sed 's/^/# /' "$logs/resources.txt"
 fi
