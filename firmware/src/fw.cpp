@@ -1122,6 +1122,11 @@ Firmware::res Firmware::set_port(uint16_t fn, const uint8_t *in) {
     DONE();
 }
 
+bool Firmware::write_result(uint16_t fn, uint64_t addr, const void *buf, uint32_t len) {
+    uint8_t first;
+    return hal_.dma_write(fn, addr, buf, len) && hal_.dma_read(fn, addr, &first, 1);
+}
+
 Firmware::res Firmware::query_stats(uint16_t fn, const uint8_t *in) {
     auto a = load<query_stats_in>(in);
     if ((a.flags & ~query_stats_in::FLAGS_CLEAR) || a.rsvd || a.rsvd1)
@@ -1136,7 +1141,7 @@ Firmware::res Firmware::query_stats(uint16_t fn, const uint8_t *in) {
             FAIL(BAD_SIZE, STATS_LEN);
         port_stats ps;
         hal_.port_stats(uint8_t(a.id), ps, false);
-        if (!hal_.dma_write(fn, a.addr, &ps, sizeof(ps)))
+        if (!write_result(fn, a.addr, &ps, sizeof(ps)))
             FAIL(DMA_ERROR, DMA_WRITE);
         if (clear)
             hal_.port_stats(uint8_t(a.id), ps, true);
@@ -1149,7 +1154,7 @@ Firmware::res Firmware::query_stats(uint16_t fn, const uint8_t *in) {
             FAIL(BAD_SIZE, STATS_LEN);
         ctx::wq_ctx w;
         hal_.ctx_read(tbl, a.id, &w, sizeof(w));
-        if (!hal_.dma_write(fn, a.addr, &w.stats, sizeof(w.stats)))
+        if (!write_result(fn, a.addr, &w.stats, sizeof(w.stats)))
             FAIL(DMA_ERROR, DMA_WRITE);
         if (clear) {
             zero(&w.stats, sizeof(w.stats));
@@ -1164,7 +1169,7 @@ Firmware::res Firmware::query_stats(uint16_t fn, const uint8_t *in) {
             FAIL(BAD_SIZE, STATS_LEN);
         ctx::port_ctx pc;
         hal_.ctx_read(ctx::table::PORT, a.id, &pc, sizeof(pc));
-        if (!hal_.dma_write(fn, a.addr, &pc.rdma, sizeof(pc.rdma)))
+        if (!write_result(fn, a.addr, &pc.rdma, sizeof(pc.rdma)))
             FAIL(DMA_ERROR, DMA_WRITE);
         if (clear) {
             zero(&pc.rdma, sizeof(pc.rdma));
@@ -1181,7 +1186,7 @@ Firmware::res Firmware::query_stats(uint16_t fn, const uint8_t *in) {
             FAIL(BAD_SIZE, STATS_LEN);
         ctx::qp_ctx q;
         hal_.ctx_read(ctx::table::QP, a.id, &q, sizeof(q));
-        if (!hal_.dma_write(fn, a.addr, &q.stats, sizeof(q.stats)))
+        if (!write_result(fn, a.addr, &q.stats, sizeof(q.stats)))
             FAIL(DMA_ERROR, DMA_WRITE);
         if (clear) {
             zero(&q.stats, sizeof(q.stats));

@@ -33,8 +33,6 @@ RTL_GAPS = {
     "Cmd.EnvelopeChecks": "RDMA commands answer NOT_SUPPORTED (no CAPS_RDMA on this card)",
     "Cmd.PdAndMr": "RDMA commands answer NOT_SUPPORTED (no CAPS_RDMA on this card)",
     "Cmd.WrongOwnerFunctionIsRejected": "VFs (the RTL card has the PF only)",
-    "Cmd.PortStatsHealthDbPages": "a QUERY_STATS result the host refuses: the firmware's DMA write is posted, "
-                                  "no error comes back",
 }
 
 TESTS = ["fake_host", "test_eth", "test_cmd", "test_link"]

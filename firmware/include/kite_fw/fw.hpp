@@ -122,6 +122,11 @@ private:
     res flash_commit(const uint8_t *in);
 
     bool port_ok(uint16_t fn, uint32_t port);
+    // A command's result written to host memory: the write, then a read of
+    // its first byte. Posted writes report nothing back on real PCIe, so the
+    // read is what learns that the address is refused (and it orders the
+    // result before the completion); a counter is cleared only after it.
+    bool write_result(uint16_t fn, uint64_t addr, const void *buf, uint32_t len);
     bool db_page_ok(uint16_t fn, uint32_t page) const;
     void rss_release(uint32_t idx);
     void flow_release(uint32_t idx);

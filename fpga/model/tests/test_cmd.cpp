@@ -281,8 +281,10 @@ TEST_F(Cmd, PortStatsHealthDbPages) {
     EXPECT_CMD(d.cmd(cmd_opcode::QUERY_STATS, q), OK, NONE);
     EXPECT_EQ(h.rd<port_stats>(q.addr).db_dropped, 1u);
     EXPECT_EQ(h.stats().db_dropped, 0u);
-    q.addr = 0x10;
+    h.db(0, db::SQ, 5 << 16);
+    q.addr = 0x10;  // refused by the host
     EXPECT_CMD(d.cmd(cmd_opcode::QUERY_STATS, q), DMA_ERROR, DMA_WRITE);
+    EXPECT_EQ(h.stats().db_dropped, 1u);  // a result that could not be delivered clears nothing
 
     Res a = d.cmd(cmd_opcode::ALLOC_DB_PAGE);
     EXPECT_CMD(a, OK, NONE);
