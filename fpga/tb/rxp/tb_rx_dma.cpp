@@ -6,7 +6,8 @@
 // (kite::parse_frame, kite::l4_csum_check, the csum_syndrome sum,
 // kite::rss_hash and the model's table lookup), and a host model that serves
 // its DMA reads and writes (address-aligned words as kite_pcie) with random
-// latency, gaps and back-pressure. Compared:
+// latency, gaps and back-pressure, and at most TAGS read tags in flight as
+// kite_pcie_rd (a request takes one tag per MRRS-aligned piece). Compared:
 //   * host memory (receive buffers, WQEs) byte for byte after every round;
 //   * every CQE (all 31 bytes below the owner byte) in order, against the
 //     entries the model wrote into its CQ rings (flush CQEs of an RQ that
@@ -52,6 +53,12 @@ constexpr unsigned NRQ = 13;
 constexpr unsigned NRQ_RAND = 13;
 constexpr unsigned NCQ_USED = 2;             // CQs 1, 2
 constexpr unsigned CQ_LOG = 12;
+// kite_pcie_rd: 32 tags, a request split at 512-byte (MRRS) boundaries.
+constexpr unsigned TAGS = 32, MRRS = 512;
+
+unsigned tags_of(uint64_t a, unsigned len) {
+    return len ? unsigned(((a + len - 1) / MRRS) - (a / MRRS) + 1) : 1;
+}
 
 using tb::fix_l4_csum;
 using tb::make_frame;
@@ -116,7 +123,7 @@ const char *kind_name(unsigned k) {
     return k < 8 ? n[k] : "?";
 }
 
-struct RdJob { uint64_t addr; unsigned len; uint64_t at; };
+struct RdJob { uint64_t addr; unsigned len; uint64_t at; unsigned tags; };
 struct WrJob { uint64_t addr; unsigned len; unsigned words, got; };
 
 struct Bench {
@@ -129,6 +136,8 @@ struct Bench {
     bool inject = false;
     double p_gap = 0.2, p_ready = 0.8;
     unsigned rd_lat_lo = 4, rd_lat_hi = 40;
+    unsigned tag_limit = TAGS, tags_used = 0;
+    long rd_reqs = 0, rd_bytes = 0;            // read requests, bytes
     unsigned wr_lat_lo = 1, wr_lat_hi = 8;     // last word to wr_done
 
     // RQ state mirrored by the test (model holds the truth).
@@ -387,7 +396,9 @@ struct Bench {
             m.meta_valid_i = 0;
         }
         // DMA read responses.
-        m.rd_req_ready_i = tb::chance(rng, p_ready);
+        // The request is a registered output: its tags are known here.
+        m.rd_req_ready_i = tb::chance(rng, p_ready) &&
+                           tags_used + tags_of(m.rd_req_addr_o, m.rd_req_len_o) <= tag_limit;
         if (!rd_out.empty() && !rd_jobs.empty() && clk.cycle >= rd_jobs.front().at &&
             !tb::chance(rng, p_gap)) {
             m.rd_rsp_valid_i = 1;
@@ -424,7 +435,11 @@ struct Bench {
         if (m.rd_req_valid_o && m.rd_req_ready_i) {
             uint64_t a = m.rd_req_addr_o;
             unsigned len = m.rd_req_len_o;
-            rd_jobs.push_back({a, len, clk.cycle + tb::rnd(rng, rd_lat_lo, rd_lat_hi)});
+            unsigned t = tags_of(a, len);
+            rd_jobs.push_back({a, len, clk.cycle + tb::rnd(rng, rd_lat_lo, rd_lat_hi), t});
+            tags_used += t;
+            rd_reqs++;
+            rd_bytes += len;
             bool err = !rtl.ok(a, len);
             for (uint64_t b = a & ~63ull; b < a + len; b += 64) {
                 std::array<uint8_t, 64> d{};
@@ -444,7 +459,10 @@ struct Bench {
         if (m.rd_rsp_valid_i && m.rd_rsp_ready_o) {
             bool last = rd_out_last.front();
             rd_out.pop_front(); rd_out_last.pop_front(); rd_out_err.pop_front();
-            if (last) rd_jobs.pop_front();
+            if (last) {
+                tags_used -= rd_jobs.front().tags;
+                rd_jobs.pop_front();
+            }
         }
         if (m.wr_req_valid_o && m.wr_req_ready_i) {
             uint64_t a = m.wr_req_addr_o;
@@ -559,11 +577,12 @@ struct Bench {
     }
 
     // Back-to-back IPv4/UDP frames of one size, RSS over @nrq RQs (RQs
-    // 1..nrq, 256-entry rings posted full of single-entry buffers of the frame
-    // size, 64-byte aligned), no back-pressure, fixed WQE read latency, wr_done 3
+    // 1..nrq, 256-entry rings of 2^lstride-byte WQEs posted full of
+    // single-entry buffers of the frame size, 64-byte aligned), no
+    // back-pressure, fixed WQE read latency, TAGS read tags, wr_done 3
     // cycles after a write's last word (kite_pcie_wr hands a TLP to the
     // core once its words are in): cycles per frame in steady state.
-    double throughput(unsigned size, unsigned lat, unsigned nrq) {
+    double throughput(unsigned size, unsigned lat, unsigned nrq, unsigned lstride) {
         p_gap = 0.0;
         p_ready = 1.0;
         rd_lat_lo = rd_lat_hi = lat;
@@ -583,9 +602,9 @@ struct Bench {
             w.is_rq = 1;
             w.kind = ctx::WQ_ETH;
             w.log_size = 8;
-            w.log_stride = 4;
+            w.log_stride = uint8_t(lstride);
             w.cqn = 1 + q % NCQ_USED;
-            w.base = 0x40000 + uint64_t(q) * 0x1000;
+            w.base = 0x40000 + uint64_t(q) * 0x4000;
             configure(q, false, true);
             unsigned size_q = 1u << w.log_size;
             for (unsigned k = 0; k < size_q; k++) {
@@ -594,7 +613,7 @@ struct Bench {
                 uint32_t len = bsz;
                 std::memcpy(e, &addr, 8);
                 std::memcpy(e + 8, &len, 4);
-                both_write(w.base + 16ull * k, e, 16);
+                both_write(w.base + (uint64_t(k) << lstride), e, 16);
             }
             w.pi = uint16_t(size_q);
             m.acc_valid_i = 1;
@@ -603,6 +622,7 @@ struct Bench {
             step();
         }
         for (int i = 0; i < 300; i++) step();  // the prefetch fills
+        rd_reqs = rd_bytes = 0;
         const unsigned n = std::min(nrq > 1 ? 600u : 200u, nrq * per / 2);
         for (unsigned i = 0; i < n; i++) {
             Frame f = tb::rbytes(rng, size);
@@ -671,18 +691,22 @@ int main(int argc, char **argv) {
     }
     // Line rate at 250 MHz: (frame + FCS + preamble and gap) * 8 bits at
     // 100 Gb/s = (size + 24) * 0.02 cycles per frame.
-    for (unsigned nrq : {1u, 8u}) {
-        for (unsigned lat : {4u, 250u}) {
-            for (unsigned size : {60u, 61u, 64u, 65u, 128u, 1514u, 9018u}) {
-                Bench b(chk, rng);
-                b.inject = args.inject;
-                double cpf = b.throughput(size, lat, nrq);
-                double line = (size + 24) * 0.02;
-                std::printf("[rx_dma] throughput %u-byte frames, %u RQ%s, WQE read latency %u cycles: %.2f cycles/frame "
-                            "(line rate %.2f), %.1f Gb/s at 250 MHz, %.0f%% of line rate\n",
-                            size, nrq, nrq > 1 ? "s" : "", lat, cpf, line, size * 8 * 0.25 / cpf,
-                            std::min(100.0, 100.0 * line / cpf));
-            }
+    // 16-byte WQEs (32 per 512-byte read) and the driver's 64-byte stride
+    // (8 per read; 8 RQs at 1 us only).
+    struct Run { unsigned nrq, lat, lstride; };
+    for (Run r : {Run{1, 4, 4}, Run{1, 250, 4}, Run{8, 4, 4}, Run{8, 250, 4}, Run{8, 250, 6}}) {
+        for (unsigned size : {60u, 61u, 64u, 65u, 128u, 1514u, 9018u}) {
+            if (r.lstride != 4 && size == 61) continue;
+            Bench b(chk, rng);
+            b.inject = args.inject;
+            double cpf = b.throughput(size, r.lat, r.nrq, r.lstride);
+            double line = (size + 24) * 0.02;
+            std::printf("[rx_dma] throughput %u-byte frames, %u RQ%s, %u-byte WQEs, WQE read latency %u cycles, "
+                        "%u tags: %.2f cycles/frame (line rate %.2f), %.1f Gb/s at 250 MHz, %.0f%% of line rate; "
+                        "%.1f WQEs per read\n",
+                        size, r.nrq, r.nrq > 1 ? "s" : "", 1u << r.lstride, r.lat, TAGS, cpf, line,
+                        size * 8 * 0.25 / cpf, std::min(100.0, 100.0 * line / cpf),
+                        b.rd_reqs ? double(b.rd_bytes >> r.lstride) / double(b.rd_reqs) : 0.0);
         }
     }
     return chk.finish();
