@@ -57,9 +57,11 @@ module kite_rx_dma #(
   parameter int unsigned NDESC   = 32,    // frames held (power of 2)
   parameter int unsigned MAX_SGE = 32,    // 512-byte WQE stride
   // WQE prefetch (see rtl.rst): NLINE RQs at a time each keep up to NWQE
-  // WQEs read ahead of ci, with up to RDQ WQE reads in flight.
+  // WQEs read ahead of ci (and at most LCH 16-byte chunks of them: 32
+  // WQEs at the 512-byte stride), with up to RDQ reads in flight.
   parameter int unsigned NLINE   = 8,
-  parameter int unsigned NWQE    = 32,    // power of 2
+  parameter int unsigned NWQE    = 64,    // power of 2, at least 4
+  parameter int unsigned LCH     = 1024,  // power of 2, at least MAX_SGE
   parameter int unsigned RDQ     = 256,   // power of 2
   // Bytes per WQE read at most (power of 2, 64..4096): reads end at a
   // multiple of RD_MAX, so one is one kite_pcie_rd tag while its MRRS is at
@@ -175,11 +177,16 @@ module kite_rx_dma #(
   localparam int unsigned KW = $clog2(NWQE);
   localparam int unsigned RW = $clog2(RDQ);
   localparam int unsigned OW = $clog2(WRQ);
-  localparam int unsigned ROWS = NLINE * NWQE * MAX_SGE / 4;   // scatter RAM rows per bank
+  localparam int unsigned CW = $clog2(LCH);
+  localparam int unsigned ROWS = NLINE * LCH / 4;   // scatter RAM rows per bank
   localparam int unsigned NSLOT = NLINE * NWQE;
   localparam int unsigned XW = $clog2(RD_MAX);
   localparam int unsigned RD_BATCH = NWQE / 4;
 
+  // Entries per WQE are 2^sh, sh = log_stride - 4 (up to 32 entries read).
+  function automatic logic [2:0] sh_of(logic [3:0] ls);
+    return ls < 4'd4 ? 3'd0 : (ls > 4'd9 ? 3'd5 : 3'(ls - 4'd4));
+  endfunction
   localparam logic [2:0] EV_OK = 3'd0, EV_NO_BUF = 3'd1, EV_NO_BUF_Q = 3'd2, EV_MALFORMED = 3'd3,
                          EV_OVERSIZE = 3'd4, EV_RD_ERR = 3'd5, EV_PROT_ERR = 3'd6, EV_WR_ERR = 3'd7;
   localparam logic [1:0] ST_RST = 2'(kite_pkg::WQ_STATE_RST);
@@ -448,6 +455,7 @@ module kite_rx_dma #(
   logic [RW:0]      rd_res_q;               // reads loaded, not yet answered
   logic [15:0]      lwin [NLINE];
   logic [16:0]      l_thr [NLINE];
+  logic [16:0]      lwmax [NLINE];          // window: NWQE, or LCH chunks
   always_comb begin
     pf_pick = '0;
     pf_any  = 1'b0;
@@ -459,8 +467,10 @@ module kite_rx_dma #(
       l_thr[l] = 17'(lpi_q[l] - lfe_q[l]);
       if (l_thr[l] > 17'(RD_BATCH)) l_thr[l] = 17'(RD_BATCH);
       if (l_thr[l] > 17'(RD_MAX >> llstr_q[l])) l_thr[l] = 17'(RD_MAX >> llstr_q[l]);
-      elig[l] = lv_q[l] && lfe_q[l] != lpi_q[l] && lwin[l] < 16'(NWQE) &&
-                17'(NWQE) - 17'(lwin[l]) >= l_thr[l];
+      lwmax[l] = 17'(LCH) >> sh_of(llstr_q[l]);
+      if (lwmax[l] > 17'(NWQE)) lwmax[l] = 17'(NWQE);
+      elig[l] = lv_q[l] && lfe_q[l] != lpi_q[l] && 17'(lwin[l]) < lwmax[l] &&
+                lwmax[l] - 17'(lwin[l]) >= l_thr[l];
     end
     for (int k = NLINE - 1; k >= 0; k--)
       if (elig[LW'(32'(pf_ptr_q) + 32'(k))]) begin pf_pick = LW'(32'(pf_ptr_q) + 32'(k)); pf_any = 1'b1; end
@@ -476,7 +486,7 @@ module kite_rx_dma #(
   assign pf_a    = lbase_q[pf_pick] + ({48'd0, pf_idx} << llstr_q[pf_pick]);
   always_comb begin
     n_av   = 17'(lpi_q[pf_pick] - lfe_q[pf_pick]);
-    n_room = 17'(NWQE) - 17'(lwin[pf_pick]);
+    n_room = lwmax[pf_pick] - 17'(lwin[pf_pick]);
     n_wrap = (17'd1 << llsz_q[pf_pick]) - 17'(pf_idx);
     n_bnd  = 17'((18'(RD_MAX) - 18'(pf_a[XW-1:0])) >> llstr_q[pf_pick]);
     n_min  = n_av;
@@ -509,15 +519,12 @@ module kite_rx_dma #(
   assign rsp_go  = rd_rsp_valid_i && rd_rsp_ready_o;
   assign rsp_end = rsp_go && rd_rsp_last_i;
 
-  // Entries per WQE are 2^sh, sh = log_stride - 4 (up to 32 entries read).
-  function automatic logic [2:0] sh_of(logic [3:0] ls);
-    return ls < 4'd4 ? 3'd0 : (ls > 4'd9 ? 3'd5 : 3'(ls - 4'd4));
-  endfunction
-  // Bank of a WQE's entry 0: entry e of slot s is in bank (s * 2^sh + e)
-  // mod 4, so the four 16-byte chunks of an answer beat (consecutive in
-  // the ring) go to four banks whatever the stride.
-  function automatic logic [1:0] p0_of(logic [2:0] sh, logic [1:0] s);
-    return sh == 3'd0 ? s : (sh == 3'd1 ? {s[0], 1'b0} : 2'd0);
+  // Scatter entries are kept per line as a ring of LCH 16-byte chunks:
+  // entry e of slot s is chunk (s * 2^sh + e) mod LCH (no two WQEs of the
+  // window share one), in bank chunk mod 4, so the four chunks of an answer
+  // beat (consecutive in the ring) go to four banks whatever the stride.
+  function automatic logic [CW-1:0] chunk_of(logic [2:0] sh, logic [KW-1:0] s, logic [5:0] e);
+    return CW'(({{CW{1'b0}}, s} << sh) + {{CW{1'b0}}, e});
   endfunction
 
   // Answer: chunk j (16 bytes) of a beat is the request's chunk
@@ -530,17 +537,16 @@ module kite_rx_dma #(
   logic [37:0] rb_cap_q, n_cap;
   logic [2:0]  rs_sh;
   logic [4:0]  rs_emask;
-  logic [1:0]  rs_p0;
   logic [5:0]  ck_c [4];
   logic [4:0]  ck_e [4];
   logic [5:0]  ck_k [4];
   logic [KW-1:0] ck_slot [4];
+  logic [CW-1:0] ck_ch [4];
   logic [3:0]  ck_v, ck_end;
   logic [SUM_W-1:0] ck_sum [4];
   always_comb begin
     rs_sh    = sh_of(llstr_q[rs_l]);
     rs_emask = 5'((6'd1 << rs_sh) - 1'b1);
-    rs_p0    = p0_of(rs_sh, rs_slot[1:0]);
     n_nsge = rb_nsge_q;
     n_stop = rb_stop_q;
     n_bad  = rb_bad_q;
@@ -550,6 +556,7 @@ module kite_rx_dma #(
       ck_e[j]    = ck_c[j][4:0] & rs_emask;
       ck_k[j]    = ck_c[j] >> rs_sh;
       ck_slot[j] = rs_slot + KW'(ck_k[j]);
+      ck_ch[j]   = chunk_of(rs_sh, ck_slot[j], 6'(ck_e[j]));
       ck_v[j]    = rd_rsp_keep_i[16*j] && 7'(ck_k[j]) < 7'(rs_n);
       ck_end[j]  = ck_v[j] && ck_e[j] == rs_emask;
       if (ck_v[j]) begin
@@ -590,20 +597,18 @@ module kite_rx_dma #(
     end
   end
 
-  // Scatter entries: four banks (see p0_of), so a beat's four entries are
-  // written in one cycle; row = line, slot, entry / 4. One registered read.
-  logic [LW+KW+SW-3:0] e_row;
+  // Scatter entries: four banks (see chunk_of), so a beat's four entries
+  // are written in one cycle; row = line, chunk / 4. One registered read.
+  logic [LW+CW-3:0]    e_row;
   logic [1:0]          e_bank, e_bank_q;
   logic [95:0]         e_rd [4];
   for (genvar b = 0; b < 4; b++) begin : g_sge
     logic [95:0]   mem [ROWS];
     logic [1:0]    j;
-    logic [SW-3:0] ew;                      // entry / 4
-    assign j  = 2'(b) - rs_p0 + rs_a54;
-    assign ew = (SW - 2)'(ck_e[j] >> 2);
+    assign j = 2'(b) - ck_ch[0][1:0];       // chunks are consecutive
     always_ff @(posedge clk_i) begin
       if (rsp_go && ck_v[j] && 32'(ck_e[j]) < MAX_SGE)
-        mem[{rs_l, ck_slot[j], ew}] <= {rd_rsp_data_i[128*j + 64 +: 32], rd_rsp_data_i[128*j +: 64]};
+        mem[{rs_l, ck_ch[j][CW-1:2]}] <= {rd_rsp_data_i[128*j + 64 +: 32], rd_rsp_data_i[128*j +: 64]};
       e_rd[b] <= mem[e_row];
     end
   end
@@ -620,7 +625,7 @@ module kite_rx_dma #(
   // outcome (other frames' writes go ahead), and at retire it becomes the
   // model's NO_BUF if the RQ went to ERR (its writes never issued, ci rolled
   // back). A WQE read error (RQ to ERR at once) waits for all older frames
-  // of its RQ instead.
+  // of its RQ instead, a bad lkey for the older delivering ones.
   logic          d_have, haz, infl;
   logic          strip_d;
   logic [15:0]   dlen_d;
@@ -701,7 +706,13 @@ module kite_rx_dma #(
       d_kind = EV_RD_ERR;
       d_wait = r_errph || infl;
     end else if (38'(dlen_d) > s_cap) d_kind = EV_OVERSIZE;
-    else if (s_bad) d_kind = EV_PROT_ERR;
+    else if (s_bad) begin
+      // Consumed here, so it waits for the older frames of its RQ: the
+      // line's lci counts WQEs in order, and their slots' entries must not
+      // be refilled while being written.
+      d_kind = EV_PROT_ERR;
+      d_wait = haz;
+    end
   end
   assign d_go      = !d_wait;
   assign d_ok      = d_go && d_kind == EV_OK;
@@ -790,6 +801,7 @@ module kite_rx_dma #(
   assign tk_start = desc_mem[tk_pick][AW-1:0];
   logic [LW-1:0] e_l;
   logic [KW-1:0] e_slot;
+  logic [CW-1:0] e_ch;
   always_comb begin
     if (sg_take) begin
       e_sel  = '0;
@@ -800,8 +812,9 @@ module kite_rx_dma #(
       e_l    = sg_l_q;
       e_slot = sg_slot_q;
     end
-    e_row  = {e_l, e_slot, e_sel[SW-1:2]};
-    e_bank = e_sel[1:0] + p0_of(sh_of(llstr_q[e_l]), e_slot[1:0]);
+    e_ch   = chunk_of(sh_of(llstr_q[e_l]), e_slot, 6'(e_sel));
+    e_row  = {e_l, e_ch[CW-1:2]};
+    e_bank = e_ch[1:0];
   end
 
   // Which record each write request belongs to (wr_done comes in request order).

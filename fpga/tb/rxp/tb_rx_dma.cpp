@@ -46,7 +46,7 @@ namespace ctx = kite::ctx;
 
 constexpr size_t MEM = 0x400000;
 constexpr uint64_t FAULT = 0x300000;         // DMA at or above fails
-constexpr uint64_t BUF_LO = 0x100000, BUF_HI = 0x300000;
+constexpr uint64_t BUF_LO = 0x100000, BUF_HI = 0x2ff000;
 // RQs 1..12 in the random rounds (0 never, 7 not ready; more RQs than the
 // RTL's 8 WQE cache lines), 1..8 in the bench.
 constexpr unsigned NRQ = 13;
@@ -220,6 +220,8 @@ struct Bench {
             w.cqn = 1 + q % NCQ_USED;
             w.base = 0x40000 + uint64_t(q) * 0x8000;
             if (tb::chance(rng, 0.05) || (q == 6 && !rq_err_seen[0])) w.base = FAULT + uint64_t(q) * 0x8000;  // WQE reads fail
+            // RQ 5's ring may straddle the fault: WQEs from 1 KiB on fail to read.
+            if (q == 5 && tb::chance(rng, 0.3)) w.base = FAULT - 0x400;
         }
         w.pi = w.ci = 0;
         w.state = kite::spec::wq_state::RST;
@@ -440,6 +442,7 @@ struct Bench {
             tags_used += t;
             rd_reqs++;
             rd_bytes += len;
+            check_read(a, len);
             bool err = !rtl.ok(a, len);
             for (uint64_t b = a & ~63ull; b < a + len; b += 64) {
                 std::array<uint8_t, 64> d{};
@@ -493,6 +496,25 @@ struct Bench {
         if (m.rqci_valid_o && m.rqci_ready_i && m.rqci_qn_o < NRQ) rqci[m.rqci_qn_o] = uint16_t(m.rqci_ci_o);
         if (m.rqerr_valid_o && m.rqerr_qn_o < NRQ) rq_err_seen[m.rqerr_qn_o] = true;
         if (m.ev_valid_o) check_ev();
+    }
+
+    // A WQE read covers whole WQEs of one RQ's ring, not across its end nor
+    // a 512-byte boundary.
+    long multi_reads = 0, ring_end_reads = 0;
+    void check_read(uint64_t a, unsigned len) {
+        unsigned q = 0;
+        for (unsigned i = 1; i < NRQ; i++) {
+            const ctx::wq_ctx &w = ref.hw.rq[i];
+            if (w.valid && a >= w.base && a < w.base + (uint64_t(1) << (w.log_size + w.log_stride))) q = i;
+        }
+        if (!chk.expect(q != 0, "WQE read at 0x%llx in no ring", (unsigned long long)a)) return;
+        const ctx::wq_ctx &w = ref.hw.rq[q];
+        uint64_t stride = uint64_t(1) << w.log_stride, end = w.base + (stride << w.log_size);
+        chk.expect(len >= stride && len % stride == 0 && (a - w.base) % stride == 0 && a + len <= end &&
+                       tags_of(a, len) == 1,
+                   "WQE read 0x%llx+%u: whole WQEs of RQ %u's ring within 512 bytes", (unsigned long long)a, len, q);
+        if (len > stride) multi_reads++;
+        if (a + len == end) ring_end_reads++;
     }
 
     void check_cqe() {
@@ -651,6 +673,7 @@ struct Bench {
     void round(unsigned nframes) {
         for (unsigned q = 1; q < NRQ_RAND; q++) {
             if (ref.hw.rq[q].state == kite::spec::wq_state::ERR) configure(q, tb::chance(rng, 0.5));
+            else if (tb::chance(rng, 0.03)) { configure(q, false); continue; }  // an empty ring: NO_BUF_Q
             if (!tb::chance(rng, 0.15)) post(q, tb::rnd(rng, 0, 40));
         }
         for (unsigned i = 0; i < nframes; i++) {
@@ -678,6 +701,7 @@ int main(int argc, char **argv) {
         for (long r = 0; r < rounds; r++) {
             b.p_gap = tb::chance(rng, 0.5) ? 0.0 : 0.3;
             b.p_ready = tb::chance(rng, 0.5) ? 1.0 : 0.6;
+            b.tag_limit = tb::chance(rng, 0.7) ? TAGS : tb::rnd(rng, 1, 4);
             b.round(tb::rnd(rng, 1, 40));
         }
         std::printf("[rx_dma] %ld frames: OK %ld, NO_BUF %ld, NO_BUF_Q %ld, MALFORMED %ld, OVERSIZE %ld, RD_ERR %ld, "
@@ -685,6 +709,9 @@ int main(int argc, char **argv) {
                     "already dispatched behind a failed write to their RQ\n",
                     b.frames, b.kinds[0], b.kinds[1], b.kinds[2], b.kinds[3], b.kinds[4], b.kinds[5], b.kinds[6],
                     b.kinds[7], b.stripped, b.flush_cqes, b.spec_behind_err);
+        std::printf("[rx_dma] %ld WQE read requests, %ld of several WQEs, %ld ending at the ring's end\n", b.rd_reqs,
+                    b.multi_reads, b.ring_end_reads);
+        chk.expect(b.multi_reads > 50 && b.ring_end_reads > 50, "multi-WQE reads and ring wraps exercised");
         chk.expect(b.kinds[0] > 150 && b.kinds[1] > 0 && b.kinds[2] > 0 && b.kinds[3] > 0 && b.kinds[4] > 0 &&
                        b.kinds[5] > 0 && b.kinds[6] > 0 && b.kinds[7] > 0 && b.stripped > 5,
                    "every outcome exercised");
