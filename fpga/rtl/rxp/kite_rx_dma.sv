@@ -348,7 +348,8 @@ module kite_rx_dma #(
 
   // --------------------------------------------------------- WQE cache
   // A line caches one RQ's WQEs from lci (= the RQ's ci) up to lfe (next to
-  // read), at most NWQE, slot = index mod NWQE. Lines are allocated on a
+  // read), at most NWQE (LCH 16-byte chunks: 32 at the 512-byte stride),
+  // slot = index mod NWQE. Lines are allocated on a
   // doorbell (a free or idle line) or when a frame finds its RQ without one
   // (any line without reads in flight), and dropped on any context write of
   // their RQ and when it goes to ERR. A line is reused only once its reads

@@ -643,7 +643,8 @@ struct Bench {
             m.acc_pi_i = w.pi;
             step();
         }
-        for (int i = 0; i < 300; i++) step();  // the prefetch fills
+        // The prefetch fills (8 x 64 WQEs take two round trips of 32 tags).
+        for (unsigned i = 0; i < 300 + 3 * lat; i++) step();
         rd_reqs = rd_bytes = 0;
         const unsigned n = std::min(nrq > 1 ? 600u : 200u, nrq * per / 2);
         for (unsigned i = 0; i < n; i++) {
