@@ -184,8 +184,8 @@ module kite_rx_dma #(
   localparam int unsigned RD_BATCH = NWQE / 4;
 
   // Entries per WQE are 2^sh, sh = log_stride - 4 (up to 32 entries read).
-  function automatic logic [2:0] sh_of(logic [3:0] ls);
-    return ls < 4'd4 ? 3'd0 : (ls > 4'd9 ? 3'd5 : 3'(ls - 4'd4));
+  function automatic logic [2:0] sh_of(input logic [3:0] ls);
+    sh_of = ls < 4'd4 ? 3'd0 : (ls > 4'd9 ? 3'd5 : 3'(ls - 4'd4));
   endfunction
   localparam logic [2:0] EV_OK = 3'd0, EV_NO_BUF = 3'd1, EV_NO_BUF_Q = 3'd2, EV_MALFORMED = 3'd3,
                          EV_OVERSIZE = 3'd4, EV_RD_ERR = 3'd5, EV_PROT_ERR = 3'd6, EV_WR_ERR = 3'd7;
@@ -524,8 +524,9 @@ module kite_rx_dma #(
   // entry e of slot s is chunk (s * 2^sh + e) mod LCH (no two WQEs of the
   // window share one), in bank chunk mod 4, so the four chunks of an answer
   // beat (consecutive in the ring) go to four banks whatever the stride.
-  function automatic logic [CW-1:0] chunk_of(logic [2:0] sh, logic [KW-1:0] s, logic [5:0] e);
-    return CW'(({{CW{1'b0}}, s} << sh) + {{CW{1'b0}}, e});
+  function automatic logic [CW-1:0] chunk_of(input logic [2:0] sh, input logic [KW-1:0] s,
+                                             input logic [5:0] e);
+    chunk_of = CW'(({{CW{1'b0}}, s} << sh) + {{CW{1'b0}}, e});
   endfunction
 
   // Answer: chunk j (16 bytes) of a beat is the request's chunk
@@ -609,7 +610,8 @@ module kite_rx_dma #(
     assign j = 2'(b) - ck_ch[0][1:0];       // chunks are consecutive
     always_ff @(posedge clk_i) begin
       if (rsp_go && ck_v[j] && 32'(ck_e[j]) < MAX_SGE)
-        mem[{rs_l, ck_ch[j][CW-1:2]}] <= {rd_rsp_data_i[128*j + 64 +: 32], rd_rsp_data_i[128*j +: 64]};
+        mem[{rs_l, ck_ch[j][CW-1:2]}] <= {rd_rsp_data_i[128*j + 64 +: 32],
+                                          rd_rsp_data_i[128*j +: 64]};
       e_rd[b] <= mem[e_row];
     end
   end
