@@ -37,15 +37,16 @@
 // Throughput (rtl.rst has the figures): WQEs are read ahead of the frames.
 // A doorbell gives its RQ a cache line (NLINE lines of NWQE WQEs) and the
 // WQEs from ci to pi are read, several consecutive ones per request (up to
-// RD_MAX bytes, not across the ring's wrap or an RD_MAX boundary), up to RDQ
-// requests in flight; each WQE of an answer is reduced to (entries,
+// RD_MAX bytes, not across the ring's wrap or an RD_MAX boundary; a line
+// waits for room for a batch, so that few read tags carry many WQEs), up
+// to RDQ requests in flight; each WQE of an answer is reduced to (entries,
 // capacity, bad lkey) for the checks, its entries kept in RAM for the
-// writes, and a failed answer marks all its WQEs as failed reads. A cached WQE that failed
-// to read is only acted on (RQ to ERR) when a frame takes it, as the model
-// reads it then; lines are dropped on a context write and on ERR. Frames
-// are checked one per cycle (dispatch), their writes issued per scatter
-// entry one per cycle (scatter), and retired in order once their writes are
-// done (CQE, ci, ev). A frame's writes wait for the outcome of the writes of
+// writes, and a failed answer marks all its WQEs as failed reads. A cached
+// WQE that failed to read is only acted on (RQ to ERR) when a frame takes
+// it, as the model reads it then; lines are dropped on a context write and
+// on ERR. Frames are checked one per cycle (dispatch), their writes issued
+// per scatter entry one per cycle (scatter), and retired in order once
+// their writes are done (CQE, ci, ev). A frame's writes wait for the outcome of the writes of
 // the previous delivering frame of its RQ (a failure would have put the RQ
 // in ERR first); those of other RQs go ahead. Frames dispatched meanwhile
 // are speculative and turn into the model's NO_BUF at retire when the RQ
