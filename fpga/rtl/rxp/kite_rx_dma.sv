@@ -390,6 +390,8 @@ module kite_rx_dma #(
   end
 
   // Line lookups.
+  logic             pf_load;                // the prefetch takes a read for pf_pick
+  logic [LW-1:0]    pf_pick;
   logic [NLINE-1:0] hitv, a_hitv, freev, evv, lbusy;
   logic             hit, a_hit;
   logic [LW-1:0]    h;
@@ -398,7 +400,9 @@ module kite_rx_dma #(
     for (int l = 0; l < NLINE; l++) begin
       hitv[l]   = lv_q[l] && lq_q[l] == qn;
       a_hitv[l] = lv_q[l] && lq_q[l] == a_qn_q;
-      evv[l]    = lout_q[l] == '0 && !lbusy[l];
+      // Not the line the prefetch takes a read for in this cycle: its answer
+      // would land in the line's next RQ.
+      evv[l]    = lout_q[l] == '0 && !lbusy[l] && !(pf_load && pf_pick == LW'(l));
       freev[l]  = evv[l] && (!lv_q[l] || (lfe_q[l] == lci_q[l] && lpi_q[l] == lci_q[l]));
       if (hitv[l]) h = LW'(l);
     end
@@ -446,14 +450,14 @@ module kite_rx_dma #(
   // are posted, fit the window, lie before the ring's wrap and before the
   // next RD_MAX boundary (at least one).
   logic             pf_v_q;
-  logic [LW-1:0]    pf_l_q, pf_ptr_q, pf_pick;
+  logic [LW-1:0]    pf_l_q, pf_ptr_q;
   logic [KW-1:0]    pf_slot_q;
   logic [KW:0]      pf_n_q, pf_n;
   logic [63:0]      pf_addr_q;
   logic [15:0]      pf_len_q;
   logic [FN_W-1:0]  pf_fn_q;
   logic [NLINE-1:0] elig;
-  logic             pf_any, pf_load, rd_go;
+  logic             pf_any, rd_go;
   logic [RW:0]      rd_res_q;               // reads loaded, not yet answered
   logic [15:0]      lwin [NLINE];
   logic [16:0]      l_thr [NLINE];
