@@ -36,14 +36,17 @@
 //
 // Throughput (rtl.rst has the figures): WQEs are read ahead of the frames.
 // A doorbell gives its RQ a cache line (NLINE lines of NWQE WQEs) and the
-// WQEs from ci to pi are read, one request each, up to RDQ in flight; each
-// answer is reduced to (read failed, entries, capacity, bad lkey) for the
-// checks, its entries kept in RAM for the writes. A cached WQE that failed
-// to read is only acted on (RQ to ERR) when a frame takes it, as the model
-// reads it then; lines are dropped on a context write and on ERR. Frames
-// are checked one per cycle (dispatch), their writes issued per scatter
-// entry one per cycle (scatter), and retired in order once their writes are
-// done (CQE, ci, ev). A frame's writes wait for the outcome of the writes of
+// WQEs from ci to pi are read, several consecutive ones per request (up to
+// RD_MAX bytes, not across the ring's wrap or an RD_MAX boundary; a line
+// waits for room for a batch, so that few read tags carry many WQEs), up
+// to RDQ requests in flight; each WQE of an answer is reduced to (entries,
+// capacity, bad lkey) for the checks, its entries kept in RAM for the
+// writes, and a failed answer marks all its WQEs as failed reads. A cached
+// WQE that failed to read is only acted on (RQ to ERR) when a frame takes
+// it, as the model reads it then; lines are dropped on a context write and
+// on ERR. Frames are checked one per cycle (dispatch), their writes issued
+// per scatter entry one per cycle (scatter), and retired in order once
+// their writes are done (CQE, ci, ev). A frame's writes wait for the outcome of the writes of
 // the previous delivering frame of its RQ (a failure would have put the RQ
 // in ERR first); those of other RQs go ahead. Frames dispatched meanwhile
 // are speculative and turn into the model's NO_BUF at retire when the RQ
@@ -55,10 +58,16 @@ module kite_rx_dma #(
   parameter int unsigned NDESC   = 32,    // frames held (power of 2)
   parameter int unsigned MAX_SGE = 32,    // 512-byte WQE stride
   // WQE prefetch (see rtl.rst): NLINE RQs at a time each keep up to NWQE
-  // WQEs read ahead of ci, with up to RDQ WQE reads in flight.
+  // WQEs read ahead of ci (and at most LCH 16-byte chunks of them: 32
+  // WQEs at the 512-byte stride), with up to RDQ reads in flight.
   parameter int unsigned NLINE   = 8,
-  parameter int unsigned NWQE    = 32,    // power of 2
+  parameter int unsigned NWQE    = 64,    // power of 2, at least 4
+  parameter int unsigned LCH     = 1024,  // power of 2, at least MAX_SGE
   parameter int unsigned RDQ     = 256,   // power of 2
+  // Bytes per WQE read at most (power of 2, 64..4096): reads end at a
+  // multiple of RD_MAX, so one is one kite_pcie_rd tag while its MRRS is at
+  // least RD_MAX.
+  parameter int unsigned RD_MAX  = 512,
   parameter int unsigned WRQ     = 64,    // data writes awaiting wr_done (power of 2)
   parameter int unsigned ID_W    = 8,
   // Request IDs the card's DMA arbiter routes responses by; the defaults
@@ -169,9 +178,16 @@ module kite_rx_dma #(
   localparam int unsigned KW = $clog2(NWQE);
   localparam int unsigned RW = $clog2(RDQ);
   localparam int unsigned OW = $clog2(WRQ);
-  localparam int unsigned ROWS = NLINE * NWQE * MAX_SGE / 4;   // scatter RAM rows per bank
+  localparam int unsigned CW = $clog2(LCH);
+  localparam int unsigned ROWS = NLINE * LCH / 4;   // scatter RAM rows per bank
   localparam int unsigned NSLOT = NLINE * NWQE;
+  localparam int unsigned XW = $clog2(RD_MAX);
+  localparam int unsigned RD_BATCH = NWQE / 4;
 
+  // Entries per WQE are 2^sh, sh = log_stride - 4 (up to 32 entries read).
+  function automatic logic [2:0] sh_of(input logic [3:0] ls);
+    sh_of = ls < 4'd4 ? 3'd0 : (ls > 4'd9 ? 3'd5 : 3'(ls - 4'd4));
+  endfunction
   localparam logic [2:0] EV_OK = 3'd0, EV_NO_BUF = 3'd1, EV_NO_BUF_Q = 3'd2, EV_MALFORMED = 3'd3,
                          EV_OVERSIZE = 3'd4, EV_RD_ERR = 3'd5, EV_PROT_ERR = 3'd6, EV_WR_ERR = 3'd7;
   localparam logic [1:0] ST_RST = 2'(kite_pkg::WQ_STATE_RST);
@@ -333,7 +349,8 @@ module kite_rx_dma #(
 
   // --------------------------------------------------------- WQE cache
   // A line caches one RQ's WQEs from lci (= the RQ's ci) up to lfe (next to
-  // read), at most NWQE, slot = index mod NWQE. Lines are allocated on a
+  // read), at most NWQE (LCH 16-byte chunks: 32 at the 512-byte stride),
+  // slot = index mod NWQE. Lines are allocated on a
   // doorbell (a free or idle line) or when a frame finds its RQ without one
   // (any line without reads in flight), and dropped on any context write of
   // their RQ and when it goes to ERR. A line is reused only once its reads
@@ -350,9 +367,12 @@ module kite_rx_dma #(
   logic [KW:0]      lout_q  [NLINE];        // reads issued, not yet answered
   logic [NSLOT-1:0] rdy_q;                  // slot holds its WQE
 
-  // Per slot, from the WQE's answer: read failed, entries, capacity, bad lkey.
-  localparam int unsigned SUM_W = 1 + SW + 1 + 38 + 1;
-  logic [SUM_W-1:0] sum_mem [NSLOT];
+  // Per slot, from the WQE's answer: entries, capacity, bad lkey, in four
+  // banks (slot mod 4: the up to four WQEs ending in one answer beat are
+  // consecutive); the read's failure is a flag per slot, set with rdy_q
+  // when the whole answer is in.
+  localparam int unsigned SUM_W = SW + 1 + 38 + 1;
+  logic [NSLOT-1:0] serr_q;
 
   // Doorbell stage: the context read for a possible allocation.
   logic          a_v_q, a_stale_q;
@@ -370,6 +390,8 @@ module kite_rx_dma #(
   end
 
   // Line lookups.
+  logic             pf_load;                // the prefetch takes a read for pf_pick
+  logic [LW-1:0]    pf_pick;
   logic [NLINE-1:0] hitv, a_hitv, freev, evv, lbusy;
   logic             hit, a_hit;
   logic [LW-1:0]    h;
@@ -378,7 +400,9 @@ module kite_rx_dma #(
     for (int l = 0; l < NLINE; l++) begin
       hitv[l]   = lv_q[l] && lq_q[l] == qn;
       a_hitv[l] = lv_q[l] && lq_q[l] == a_qn_q;
-      evv[l]    = lout_q[l] == '0 && !lbusy[l];
+      // Not the line the prefetch takes a read for in this cycle: its answer
+      // would land in the line's next RQ.
+      evv[l]    = lout_q[l] == '0 && !lbusy[l] && !(pf_load && pf_pick == LW'(l));
       freev[l]  = evv[l] && (!lv_q[l] || (lfe_q[l] == lci_q[l] && lpi_q[l] == lci_q[l]));
       if (hitv[l]) h = LW'(l);
     end
@@ -421,24 +445,38 @@ module kite_rx_dma #(
     al_pi = (acc_valid_i && acc_qn_i == al_qn) ? acc_pi_i : pi_q[al_qn];
   end
 
-  // Prefetch: one WQE read per request, a rotating pick among the lines
-  // with a posted WQE not yet read and room in their window.
+  // Prefetch: a rotating pick among the lines with a posted WQE not yet
+  // read and room in their window; one request reads the WQEs from lfe that
+  // are posted, fit the window, lie before the ring's wrap and before the
+  // next RD_MAX boundary (at least one).
   logic             pf_v_q;
-  logic [LW-1:0]    pf_l_q, pf_ptr_q, pf_pick;
+  logic [LW-1:0]    pf_l_q, pf_ptr_q;
   logic [KW-1:0]    pf_slot_q;
+  logic [KW:0]      pf_n_q, pf_n;
   logic [63:0]      pf_addr_q;
   logic [15:0]      pf_len_q;
   logic [FN_W-1:0]  pf_fn_q;
   logic [NLINE-1:0] elig;
-  logic             pf_any, pf_load, rd_go;
+  logic             pf_any, rd_go;
   logic [RW:0]      rd_res_q;               // reads loaded, not yet answered
   logic [15:0]      lwin [NLINE];
+  logic [16:0]      l_thr [NLINE];
+  logic [16:0]      lwmax [NLINE];          // window: NWQE, or LCH chunks
   always_comb begin
     pf_pick = '0;
     pf_any  = 1'b0;
     for (int l = 0; l < NLINE; l++) begin
       lwin[l] = lfe_q[l] - lci_q[l];
-      elig[l] = lv_q[l] && lfe_q[l] != lpi_q[l] && lwin[l] < 16'(NWQE);
+      // Wait for room for a batch (NWQE / 4, or what is posted, or what one
+      // read takes at this stride): with a few tags, reads as small as the
+      // last consumption would not keep up.
+      l_thr[l] = 17'(lpi_q[l] - lfe_q[l]);
+      if (l_thr[l] > 17'(RD_BATCH)) l_thr[l] = 17'(RD_BATCH);
+      if (l_thr[l] > 17'(RD_MAX >> llstr_q[l])) l_thr[l] = 17'(RD_MAX >> llstr_q[l]);
+      lwmax[l] = 17'(LCH) >> sh_of(llstr_q[l]);
+      if (lwmax[l] > 17'(NWQE)) lwmax[l] = 17'(NWQE);
+      elig[l] = lv_q[l] && lfe_q[l] != lpi_q[l] && 17'(lwin[l]) < lwmax[l] &&
+                lwmax[l] - 17'(lwin[l]) >= l_thr[l];
     end
     for (int k = NLINE - 1; k >= 0; k--)
       if (elig[LW'(32'(pf_ptr_q) + 32'(k))]) begin pf_pick = LW'(32'(pf_ptr_q) + 32'(k)); pf_any = 1'b1; end
@@ -446,8 +484,23 @@ module kite_rx_dma #(
   assign rd_go   = pf_v_q && rd_req_ready_i;
   assign pf_load = (!pf_v_q || rd_req_ready_i) && pf_any && rd_res_q != (RW + 1)'(RDQ);
 
-  logic [15:0] pf_mask;
+  logic [15:0] pf_mask, pf_idx;
+  logic [63:0] pf_a;
+  logic [16:0] n_av, n_room, n_wrap, n_bnd, n_min;
   assign pf_mask = 16'((17'd1 << llsz_q[pf_pick]) - 1'b1);
+  assign pf_idx  = lfe_q[pf_pick] & pf_mask;
+  assign pf_a    = lbase_q[pf_pick] + ({48'd0, pf_idx} << llstr_q[pf_pick]);
+  always_comb begin
+    n_av   = 17'(lpi_q[pf_pick] - lfe_q[pf_pick]);
+    n_room = lwmax[pf_pick] - 17'(lwin[pf_pick]);
+    n_wrap = (17'd1 << llsz_q[pf_pick]) - 17'(pf_idx);
+    n_bnd  = 17'((18'(RD_MAX) - 18'(pf_a[XW-1:0])) >> llstr_q[pf_pick]);
+    n_min  = n_av;
+    if (n_room < n_min) n_min = n_room;
+    if (n_wrap < n_min) n_min = n_wrap;
+    if (n_bnd < n_min) n_min = n_bnd;
+    pf_n = n_min == '0 ? (KW + 1)'(1) : (KW + 1)'(n_min);
+  end
 
   assign rd_req_valid_o = pf_v_q;
   assign rd_req_id_o    = RD_ID;
@@ -456,60 +509,114 @@ module kite_rx_dma #(
   assign rd_req_len_o   = pf_len_q;
 
   // Reads in flight (answers come in request order).
-  localparam int unsigned RQ_W = LW + KW + 2;
+  localparam int unsigned RQ_W = LW + KW + KW + 1 + 2;
   logic [RQ_W-1:0] rdq_mem [RDQ];
   logic [RW:0]     rdq_wr_q, rdq_rd_q;
   logic [LW-1:0]   rs_l;
-  logic [KW-1:0]   rs_slot;
-  logic [1:0]      rs_a54;                  // WQE address bits 5:4
-  assign {rs_l, rs_slot, rs_a54} = rdq_mem[rdq_rd_q[RW-1:0]];
-  always_ff @(posedge clk_i) if (rd_go) rdq_mem[rdq_wr_q[RW-1:0]] <= {pf_l_q, pf_slot_q, pf_addr_q[5:4]};
+  logic [KW-1:0]   rs_slot;                 // first WQE's slot
+  logic [KW:0]     rs_n;                    // WQEs
+  logic [1:0]      rs_a54;                  // address bits 5:4
+  assign {rs_l, rs_slot, rs_n, rs_a54} = rdq_mem[rdq_rd_q[RW-1:0]];
+  always_ff @(posedge clk_i)
+    if (rd_go) rdq_mem[rdq_wr_q[RW-1:0]] <= {pf_l_q, pf_slot_q, pf_n_q, pf_addr_q[5:4]};
 
   logic rsp_go, rsp_end;
   assign rd_rsp_ready_o = rdq_wr_q != rdq_rd_q;
   assign rsp_go  = rd_rsp_valid_i && rd_rsp_ready_o;
   assign rsp_end = rsp_go && rd_rsp_last_i;
 
-  // WQE answer: slot j of a beat holds WQE byte 64*beat + 16*j - (addr mod 64).
-  logic [3:0]  rb_beat_q;
+  // Scatter entries are kept per line as a ring of LCH 16-byte chunks:
+  // entry e of slot s is chunk (s * 2^sh + e) mod LCH (no two WQEs of the
+  // window share one), in bank chunk mod 4, so the four chunks of an answer
+  // beat (consecutive in the ring) go to four banks whatever the stride.
+  function automatic logic [CW-1:0] chunk_of(input logic [2:0] sh, input logic [KW-1:0] s,
+                                             input logic [5:0] e);
+    chunk_of = CW'(({{CW{1'b0}}, s} << sh) + {{CW{1'b0}}, e});
+  endfunction
+
+  // Answer: chunk j (16 bytes) of a beat is the request's chunk
+  // c = 4 * beat + j - (addr mod 64) / 16, entry c mod 2^sh of its WQE
+  // c / 2^sh; a WQE's reduction restarts at its entry 0 and is stored at its
+  // last chunk.
+  logic [3:0]  rb_beat_q;                   // saturates: strides over 512 bytes
   logic [SW:0] rb_nsge_q, n_nsge;
   logic        rb_stop_q, rb_bad_q, rb_err_q, n_stop, n_bad;
   logic [37:0] rb_cap_q, n_cap;
+  logic [2:0]  rs_sh;
+  logic [4:0]  rs_emask;
+  logic [5:0]  ck_c [4];
+  logic [4:0]  ck_e [4];
+  logic [5:0]  ck_k [4];
+  logic [KW-1:0] ck_slot [4];
+  logic [CW-1:0] ck_ch [4];
+  logic [3:0]  ck_v, ck_end;
+  logic [SUM_W-1:0] ck_sum [4];
   always_comb begin
+    rs_sh    = sh_of(llstr_q[rs_l]);
+    rs_emask = 5'((6'd1 << rs_sh) - 1'b1);
     n_nsge = rb_nsge_q;
     n_stop = rb_stop_q;
     n_bad  = rb_bad_q;
     n_cap  = rb_cap_q;
     for (int j = 0; j < 4; j++) begin
-      if (rd_rsp_keep_i[16*j] && !n_stop && n_nsge < (SW + 1)'(MAX_SGE)) begin
-        if (rd_rsp_data_i[128*j + 64 +: 32] == 32'd0) n_stop = 1'b1;
-        else begin
-          n_cap  = n_cap + 38'(rd_rsp_data_i[128*j + 64 +: 32]);
-          n_bad  = n_bad || rd_rsp_data_i[128*j + 96 +: 32] != 32'(kite_pkg::LKEY_PHYS);
-          n_nsge = n_nsge + 1'b1;
+      ck_c[j]    = {rb_beat_q, 2'(j)} - 6'(rs_a54);
+      ck_e[j]    = ck_c[j][4:0] & rs_emask;
+      ck_k[j]    = ck_c[j] >> rs_sh;
+      ck_slot[j] = rs_slot + KW'(ck_k[j]);
+      ck_ch[j]   = chunk_of(rs_sh, ck_slot[j], 6'(ck_e[j]));
+      ck_v[j]    = rd_rsp_keep_i[16*j] && 7'(ck_k[j]) < 7'(rs_n);
+      ck_end[j]  = ck_v[j] && ck_e[j] == rs_emask;
+      if (ck_v[j]) begin
+        if (ck_e[j] == '0) begin
+          n_nsge = '0;
+          n_stop = 1'b0;
+          n_bad  = 1'b0;
+          n_cap  = '0;
+        end
+        if (!n_stop && n_nsge < (SW + 1)'(MAX_SGE)) begin
+          if (rd_rsp_data_i[128*j + 64 +: 32] == 32'd0) n_stop = 1'b1;
+          else begin
+            n_cap  = n_cap + 38'(rd_rsp_data_i[128*j + 64 +: 32]);
+            n_bad  = n_bad || rd_rsp_data_i[128*j + 96 +: 32] != 32'(kite_pkg::LKEY_PHYS);
+            n_nsge = n_nsge + 1'b1;
+          end
         end
       end
+      ck_sum[j] = {n_nsge, n_cap, n_bad};
     end
   end
 
-  always_ff @(posedge clk_i)
-    if (rsp_end && lv_q[rs_l])
-      sum_mem[{rs_l, rs_slot}] <= {rb_err_q || rd_rsp_err_i, n_nsge, n_cap, n_bad};
+  // Summary writes: per bank (slot mod 4) the WQE ending in this beat, if any.
+  logic [3:0]          sw_v;
+  logic [KW-3:0]       sw_row [4];
+  logic [SUM_W-1:0]    sw_d [4];
+  always_comb begin
+    for (int b = 0; b < 4; b++) begin
+      sw_v[b]   = 1'b0;
+      sw_row[b] = '0;
+      sw_d[b]   = '0;
+      for (int j = 0; j < 4; j++)
+        if (ck_end[j] && ck_slot[j][1:0] == 2'(b)) begin
+          sw_v[b]   = 1'b1;
+          sw_row[b] = ck_slot[j][KW-1:2];
+          sw_d[b]   = ck_sum[j];
+        end
+    end
+  end
 
-  // Scatter entries: four banks (entry mod 4), so a beat's four entries are
-  // written in one cycle; row = line, slot, entry / 4. One registered read.
-  logic [LW+KW+SW-3:0] e_row;
+  // Scatter entries: four banks (see chunk_of), so a beat's four entries
+  // are written in one cycle; row = line, chunk / 4. One registered read.
+  logic [LW+CW-3:0]    e_row;
   logic [1:0]          e_bank, e_bank_q;
   logic [95:0]         e_rd [4];
   for (genvar b = 0; b < 4; b++) begin : g_sge
     logic [95:0]   mem [ROWS];
     logic [1:0]    j;
-    logic [SW+3:0] e;
-    assign j = 2'(b) + rs_a54;
-    assign e = (SW + 4)'({rb_beat_q, j}) - (SW + 4)'(rs_a54);
+    assign j = 2'(b) - ck_ch[0][1:0];       // chunks are consecutive
     always_ff @(posedge clk_i) begin
-      if (rsp_go && rd_rsp_keep_i[16*j] && e < (SW + 4)'(MAX_SGE))
-        mem[{rs_l, rs_slot, e[SW-1:2]}] <= {rd_rsp_data_i[128*j + 64 +: 32], rd_rsp_data_i[128*j +: 64]};
+      if (rsp_go && ck_v[j] && 32'(ck_e[j]) < MAX_SGE)
+        mem[{rs_l, ck_ch[j][CW-1:2]}] <= {rd_rsp_data_i[128*j + 64 +: 32],
+                                          rd_rsp_data_i[128*j +: 64]};
       e_rd[b] <= mem[e_row];
     end
   end
@@ -526,7 +633,7 @@ module kite_rx_dma #(
   // outcome (other frames' writes go ahead), and at retire it becomes the
   // model's NO_BUF if the RQ went to ERR (its writes never issued, ci rolled
   // back). A WQE read error (RQ to ERR at once) waits for all older frames
-  // of its RQ instead.
+  // of its RQ instead, a bad lkey for the older delivering ones.
   logic          d_have, haz, infl;
   logic          strip_d;
   logic [15:0]   dlen_d;
@@ -540,7 +647,14 @@ module kite_rx_dma #(
   logic [15:0] lag_d;
   assign lag_d  = ci_d - lci_q[h];
   assign rdy_d  = rdy_q[{h, slot_d}] && lag_d < 16'(NWQE);
-  assign {s_err, s_nsge, s_cap, s_bad} = sum_mem[{h, slot_d}];
+  logic [SUM_W-1:0] sum_rd [4];
+  for (genvar b = 0; b < 4; b++) begin : g_sum
+    logic [SUM_W-1:0] mem [NSLOT/4];
+    always_ff @(posedge clk_i) if (rsp_go && sw_v[b]) mem[{rs_l, sw_row[b]}] <= sw_d[b];
+    assign sum_rd[b] = mem[{h, slot_d[KW-1:2]}];
+  end
+  assign s_err = serr_q[{h, slot_d}];
+  assign {s_nsge, s_cap, s_bad} = sum_rd[slot_d[1:0]];
   assign strip_d = c_flags[0] && meta_num_vlans_i != 2'd0 && d_head[8*12 +: 16] == 16'h0081;
   assign dlen_d  = strip_d ? d_len - 16'd4 : d_len;
   assign d_have  = meta_valid_i && dq_wr_q != dq_dp_q;
@@ -600,7 +714,13 @@ module kite_rx_dma #(
       d_kind = EV_RD_ERR;
       d_wait = r_errph || infl;
     end else if (38'(dlen_d) > s_cap) d_kind = EV_OVERSIZE;
-    else if (s_bad) d_kind = EV_PROT_ERR;
+    else if (s_bad) begin
+      // Consumed here, so it waits for the older frames of its RQ: the
+      // line's lci counts WQEs in order, and their slots' entries must not
+      // be refilled while being written.
+      d_kind = EV_PROT_ERR;
+      d_wait = haz;
+    end
   end
   assign d_go      = !d_wait;
   assign d_ok      = d_go && d_kind == EV_OK;
@@ -687,15 +807,22 @@ module kite_rx_dma #(
   logic [SW:0]   e_sel;
   logic [AW-1:0] tk_start;
   assign tk_start = desc_mem[tk_pick][AW-1:0];
+  logic [LW-1:0] e_l;
+  logic [KW-1:0] e_slot;
+  logic [CW-1:0] e_ch;
   always_comb begin
     if (sg_take) begin
-      e_sel = '0;
-      e_row = {tl_q[tk_pick], ts_q[tk_pick], (SW - 2)'(0)};
+      e_sel  = '0;
+      e_l    = tl_q[tk_pick];
+      e_slot = ts_q[tk_pick];
     end else begin
-      e_sel = wr_go ? si_q + 1'b1 : si_q;
-      e_row = {sg_l_q, sg_slot_q, e_sel[SW-1:2]};
+      e_sel  = wr_go ? si_q + 1'b1 : si_q;
+      e_l    = sg_l_q;
+      e_slot = sg_slot_q;
     end
-    e_bank = e_sel[1:0];
+    e_ch   = chunk_of(sh_of(llstr_q[e_l]), e_slot, 6'(e_sel));
+    e_row  = {e_l, e_ch[CW-1:2]};
+    e_bank = e_ch[1:0];
   end
 
   // Which record each write request belongs to (wr_done comes in request order).
@@ -891,11 +1018,13 @@ module kite_rx_dma #(
       lv_q      <= '0;
       lr_v_q    <= '0;
       rdy_q     <= '0;
+      serr_q    <= '0;
       vp_q      <= '0;
       pf_v_q    <= 1'b0;
       pf_l_q    <= '0;
       pf_ptr_q  <= '0;
       pf_slot_q <= '0;
+      pf_n_q    <= '0;
       pf_addr_q <= '0;
       pf_len_q  <= '0;
       pf_fn_q   <= '0;
@@ -928,10 +1057,11 @@ module kite_rx_dma #(
         pf_l_q    <= pf_pick;
         pf_ptr_q  <= pf_pick + 1'b1;
         pf_slot_q <= lfe_q[pf_pick][KW-1:0];
-        pf_addr_q <= lbase_q[pf_pick] + ({48'd0, lfe_q[pf_pick] & pf_mask} << llstr_q[pf_pick]);
-        pf_len_q  <= 16'd1 << llstr_q[pf_pick];
+        pf_n_q    <= pf_n;
+        pf_addr_q <= pf_a;
+        pf_len_q  <= 16'(pf_n) << llstr_q[pf_pick];
         pf_fn_q   <= lfn_q[pf_pick];
-        lfe_q[pf_pick] <= lfe_q[pf_pick] + 1'b1;
+        lfe_q[pf_pick] <= lfe_q[pf_pick] + 16'(pf_n);
       end else if (rd_go) begin
         pf_v_q <= 1'b0;
       end
@@ -942,7 +1072,7 @@ module kite_rx_dma #(
 
       // Answers.
       if (rsp_go) begin
-        rb_beat_q <= rb_beat_q + 1'b1;
+        if (rb_beat_q != 4'hf) rb_beat_q <= rb_beat_q + 1'b1;
         rb_nsge_q <= n_nsge;
         rb_stop_q <= n_stop;
         rb_cap_q  <= n_cap;
@@ -957,7 +1087,13 @@ module kite_rx_dma #(
         rb_cap_q  <= '0;
         rb_bad_q  <= 1'b0;
         rb_err_q  <= 1'b0;
-        if (lv_q[rs_l]) rdy_q[{rs_l, rs_slot}] <= 1'b1;
+        // The request's WQEs are cached, failed or not, once its answer is in.
+        if (lv_q[rs_l])
+          for (int s = 0; s < NWQE; s++)
+            if ((KW + 1)'(KW'(s) - rs_slot) < rs_n) begin
+              rdy_q[{rs_l, KW'(s)}]  <= 1'b1;
+              serr_q[{rs_l, KW'(s)}] <= rb_err_q || rd_rsp_err_i;
+            end
       end
 
       // Consumption: a PROT_ERR WQE at dispatch, a delivering one once its

@@ -6,7 +6,8 @@
 // (kite::parse_frame, kite::l4_csum_check, the csum_syndrome sum,
 // kite::rss_hash and the model's table lookup), and a host model that serves
 // its DMA reads and writes (address-aligned words as kite_pcie) with random
-// latency, gaps and back-pressure. Compared:
+// latency, gaps and back-pressure, and at most TAGS read tags in flight as
+// kite_pcie_rd (a request takes one tag per MRRS-aligned piece). Compared:
 //   * host memory (receive buffers, WQEs) byte for byte after every round;
 //   * every CQE (all 31 bytes below the owner byte) in order, against the
 //     entries the model wrote into its CQ rings (flush CQEs of an RQ that
@@ -45,13 +46,19 @@ namespace ctx = kite::ctx;
 
 constexpr size_t MEM = 0x400000;
 constexpr uint64_t FAULT = 0x300000;         // DMA at or above fails
-constexpr uint64_t BUF_LO = 0x100000, BUF_HI = 0x300000;
+constexpr uint64_t BUF_LO = 0x100000, BUF_HI = 0x2ff000;
 // RQs 1..12 in the random rounds (0 never, 7 not ready; more RQs than the
 // RTL's 8 WQE cache lines), 1..8 in the bench.
 constexpr unsigned NRQ = 13;
 constexpr unsigned NRQ_RAND = 13;
 constexpr unsigned NCQ_USED = 2;             // CQs 1, 2
 constexpr unsigned CQ_LOG = 12;
+// kite_pcie_rd: 32 tags, a request split at 512-byte (MRRS) boundaries.
+constexpr unsigned TAGS = 32, MRRS = 512;
+
+unsigned tags_of(uint64_t a, unsigned len) {
+    return len ? unsigned(((a + len - 1) / MRRS) - (a / MRRS) + 1) : 1;
+}
 
 using tb::fix_l4_csum;
 using tb::make_frame;
@@ -116,7 +123,7 @@ const char *kind_name(unsigned k) {
     return k < 8 ? n[k] : "?";
 }
 
-struct RdJob { uint64_t addr; unsigned len; uint64_t at; };
+struct RdJob { uint64_t addr; unsigned len; uint64_t at; unsigned tags; };
 struct WrJob { uint64_t addr; unsigned len; unsigned words, got; };
 
 struct Bench {
@@ -129,6 +136,8 @@ struct Bench {
     bool inject = false;
     double p_gap = 0.2, p_ready = 0.8;
     unsigned rd_lat_lo = 4, rd_lat_hi = 40;
+    unsigned tag_limit = TAGS, tags_used = 0;
+    long rd_reqs = 0, rd_bytes = 0;            // read requests, bytes
     unsigned wr_lat_lo = 1, wr_lat_hi = 8;     // last word to wr_done
 
     // RQ state mirrored by the test (model holds the truth).
@@ -211,6 +220,8 @@ struct Bench {
             w.cqn = 1 + q % NCQ_USED;
             w.base = 0x40000 + uint64_t(q) * 0x8000;
             if (tb::chance(rng, 0.05) || (q == 6 && !rq_err_seen[0])) w.base = FAULT + uint64_t(q) * 0x8000;  // WQE reads fail
+            // RQ 5's ring may straddle the fault: WQEs from 1 KiB on fail to read.
+            if (q == 5 && tb::chance(rng, 0.3)) w.base = FAULT - 0x400;
         }
         w.pi = w.ci = 0;
         w.state = kite::spec::wq_state::RST;
@@ -262,11 +273,14 @@ struct Bench {
                     if (nsge > 1 && i == nsge - 1 && tb::chance(rng, 0.7)) len = tb::rnd(rng, 1600, 9100);
                     // A host never posts one buffer on two RQs: frames of
                     // different RQs may be written in any order.
-                    for (int t = 0; t < 64; t++) {
+                    // (Shorter buffers when the region is crowded.)
+                    for (int t = 0; t < 256; t++) {
+                        if (t >= 64 && len > 64) len = tb::rnd(rng, 1, 64);
                         addr = tb::rnd(rng, uint32_t(BUF_LO), uint32_t(BUF_HI - len - 1));
                         if (tb::chance(rng, 0.3)) addr &= ~uint64_t(63);
                         if (!shared(q, addr, len)) break;
                     }
+                    chk.expect(!shared(q, addr, len), "a buffer not posted on another RQ");
                     live.push_back({q, w.pi, addr, len});
                     if (tb::chance(rng, 0.02)) lkey = tb::rnd(rng, 1, 0xffffffff);
                     if (i == nsge - 1 && tb::chance(rng, 0.02)) addr = FAULT + tb::rnd(rng, 0, 0x1000);
@@ -387,7 +401,9 @@ struct Bench {
             m.meta_valid_i = 0;
         }
         // DMA read responses.
-        m.rd_req_ready_i = tb::chance(rng, p_ready);
+        // The request is a registered output: its tags are known here.
+        m.rd_req_ready_i = tb::chance(rng, p_ready) &&
+                           tags_used + tags_of(m.rd_req_addr_o, m.rd_req_len_o) <= tag_limit;
         if (!rd_out.empty() && !rd_jobs.empty() && clk.cycle >= rd_jobs.front().at &&
             !tb::chance(rng, p_gap)) {
             m.rd_rsp_valid_i = 1;
@@ -424,7 +440,12 @@ struct Bench {
         if (m.rd_req_valid_o && m.rd_req_ready_i) {
             uint64_t a = m.rd_req_addr_o;
             unsigned len = m.rd_req_len_o;
-            rd_jobs.push_back({a, len, clk.cycle + tb::rnd(rng, rd_lat_lo, rd_lat_hi)});
+            unsigned t = tags_of(a, len);
+            rd_jobs.push_back({a, len, clk.cycle + tb::rnd(rng, rd_lat_lo, rd_lat_hi), t});
+            tags_used += t;
+            rd_reqs++;
+            rd_bytes += len;
+            check_read(a, len);
             bool err = !rtl.ok(a, len);
             for (uint64_t b = a & ~63ull; b < a + len; b += 64) {
                 std::array<uint8_t, 64> d{};
@@ -444,7 +465,10 @@ struct Bench {
         if (m.rd_rsp_valid_i && m.rd_rsp_ready_o) {
             bool last = rd_out_last.front();
             rd_out.pop_front(); rd_out_last.pop_front(); rd_out_err.pop_front();
-            if (last) rd_jobs.pop_front();
+            if (last) {
+                tags_used -= rd_jobs.front().tags;
+                rd_jobs.pop_front();
+            }
         }
         if (m.wr_req_valid_o && m.wr_req_ready_i) {
             uint64_t a = m.wr_req_addr_o;
@@ -475,6 +499,25 @@ struct Bench {
         if (m.rqci_valid_o && m.rqci_ready_i && m.rqci_qn_o < NRQ) rqci[m.rqci_qn_o] = uint16_t(m.rqci_ci_o);
         if (m.rqerr_valid_o && m.rqerr_qn_o < NRQ) rq_err_seen[m.rqerr_qn_o] = true;
         if (m.ev_valid_o) check_ev();
+    }
+
+    // A WQE read covers whole WQEs of one RQ's ring, not across its end nor
+    // a 512-byte boundary.
+    long multi_reads = 0, ring_end_reads = 0, restarts_in_flight = 0;
+    void check_read(uint64_t a, unsigned len) {
+        unsigned q = 0;
+        for (unsigned i = 1; i < NRQ; i++) {
+            const ctx::wq_ctx &w = ref.hw.rq[i];
+            if (w.valid && a >= w.base && a < w.base + (uint64_t(1) << (w.log_size + w.log_stride))) q = i;
+        }
+        if (!chk.expect(q != 0, "WQE read at 0x%llx in no ring", (unsigned long long)a)) return;
+        const ctx::wq_ctx &w = ref.hw.rq[q];
+        uint64_t stride = uint64_t(1) << w.log_stride, end = w.base + (stride << w.log_size);
+        chk.expect(len >= stride && len % stride == 0 && (a - w.base) % stride == 0 && a + len <= end &&
+                       tags_of(a, len) == 1,
+                   "WQE read 0x%llx+%u: whole WQEs of RQ %u's ring within 512 bytes", (unsigned long long)a, len, q);
+        if (len > stride) multi_reads++;
+        if (a + len == end) ring_end_reads++;
     }
 
     void check_cqe() {
@@ -559,11 +602,12 @@ struct Bench {
     }
 
     // Back-to-back IPv4/UDP frames of one size, RSS over @nrq RQs (RQs
-    // 1..nrq, 256-entry rings posted full of single-entry buffers of the frame
-    // size, 64-byte aligned), no back-pressure, fixed WQE read latency, wr_done 3
+    // 1..nrq, 256-entry rings of 2^lstride-byte WQEs posted full of
+    // single-entry buffers of the frame size, 64-byte aligned), no
+    // back-pressure, fixed WQE read latency, TAGS read tags, wr_done 3
     // cycles after a write's last word (kite_pcie_wr hands a TLP to the
     // core once its words are in): cycles per frame in steady state.
-    double throughput(unsigned size, unsigned lat, unsigned nrq) {
+    double throughput(unsigned size, unsigned lat, unsigned nrq, unsigned lstride) {
         p_gap = 0.0;
         p_ready = 1.0;
         rd_lat_lo = rd_lat_hi = lat;
@@ -583,9 +627,9 @@ struct Bench {
             w.is_rq = 1;
             w.kind = ctx::WQ_ETH;
             w.log_size = 8;
-            w.log_stride = 4;
+            w.log_stride = uint8_t(lstride);
             w.cqn = 1 + q % NCQ_USED;
-            w.base = 0x40000 + uint64_t(q) * 0x1000;
+            w.base = 0x40000 + uint64_t(q) * 0x4000;
             configure(q, false, true);
             unsigned size_q = 1u << w.log_size;
             for (unsigned k = 0; k < size_q; k++) {
@@ -594,7 +638,7 @@ struct Bench {
                 uint32_t len = bsz;
                 std::memcpy(e, &addr, 8);
                 std::memcpy(e + 8, &len, 4);
-                both_write(w.base + 16ull * k, e, 16);
+                both_write(w.base + (uint64_t(k) << lstride), e, 16);
             }
             w.pi = uint16_t(size_q);
             m.acc_valid_i = 1;
@@ -602,7 +646,9 @@ struct Bench {
             m.acc_pi_i = w.pi;
             step();
         }
-        for (int i = 0; i < 300; i++) step();  // the prefetch fills
+        // The prefetch fills (8 x 64 WQEs take two round trips of 32 tags).
+        for (unsigned i = 0; i < 300 + 3 * lat; i++) step();
+        rd_reqs = rd_bytes = 0;
         const unsigned n = std::min(nrq > 1 ? 600u : 200u, nrq * per / 2);
         for (unsigned i = 0; i < n; i++) {
             Frame f = tb::rbytes(rng, size);
@@ -631,6 +677,14 @@ struct Bench {
     void round(unsigned nframes) {
         for (unsigned q = 1; q < NRQ_RAND; q++) {
             if (ref.hw.rq[q].state == kite::spec::wq_state::ERR) configure(q, tb::chance(rng, 0.5));
+            else if (tb::chance(rng, 0.03)) { configure(q, false); continue; }  // an empty ring: NO_BUF_Q
+            else if (tb::chance(rng, 0.05)) {
+                // Restarted with its WQE reads in flight: their answers must not count.
+                post(q, tb::rnd(rng, 1, 40));
+                for (unsigned i = tb::rnd(rng, 0, 30); i; i--) step();
+                configure(q, false);
+                restarts_in_flight += rd_jobs.size() != 0;
+            }
             if (!tb::chance(rng, 0.15)) post(q, tb::rnd(rng, 0, 40));
         }
         for (unsigned i = 0; i < nframes; i++) {
@@ -658,6 +712,7 @@ int main(int argc, char **argv) {
         for (long r = 0; r < rounds; r++) {
             b.p_gap = tb::chance(rng, 0.5) ? 0.0 : 0.3;
             b.p_ready = tb::chance(rng, 0.5) ? 1.0 : 0.6;
+            b.tag_limit = tb::chance(rng, 0.7) ? TAGS : tb::rnd(rng, 1, 4);
             b.round(tb::rnd(rng, 1, 40));
         }
         std::printf("[rx_dma] %ld frames: OK %ld, NO_BUF %ld, NO_BUF_Q %ld, MALFORMED %ld, OVERSIZE %ld, RD_ERR %ld, "
@@ -665,24 +720,33 @@ int main(int argc, char **argv) {
                     "already dispatched behind a failed write to their RQ\n",
                     b.frames, b.kinds[0], b.kinds[1], b.kinds[2], b.kinds[3], b.kinds[4], b.kinds[5], b.kinds[6],
                     b.kinds[7], b.stripped, b.flush_cqes, b.spec_behind_err);
+        std::printf("[rx_dma] %ld WQE read requests, %ld of several WQEs, %ld ending at the ring's end; %ld RQ "
+                    "restarts with reads in flight\n",
+                    b.rd_reqs, b.multi_reads, b.ring_end_reads, b.restarts_in_flight);
+        chk.expect(b.multi_reads > 50 && b.ring_end_reads > 50 && b.restarts_in_flight > 5,
+                   "multi-WQE reads, ring wraps and restarts with reads in flight exercised");
         chk.expect(b.kinds[0] > 150 && b.kinds[1] > 0 && b.kinds[2] > 0 && b.kinds[3] > 0 && b.kinds[4] > 0 &&
                        b.kinds[5] > 0 && b.kinds[6] > 0 && b.kinds[7] > 0 && b.stripped > 5,
                    "every outcome exercised");
     }
     // Line rate at 250 MHz: (frame + FCS + preamble and gap) * 8 bits at
     // 100 Gb/s = (size + 24) * 0.02 cycles per frame.
-    for (unsigned nrq : {1u, 8u}) {
-        for (unsigned lat : {4u, 250u}) {
-            for (unsigned size : {60u, 61u, 64u, 65u, 128u, 1514u, 9018u}) {
-                Bench b(chk, rng);
-                b.inject = args.inject;
-                double cpf = b.throughput(size, lat, nrq);
-                double line = (size + 24) * 0.02;
-                std::printf("[rx_dma] throughput %u-byte frames, %u RQ%s, WQE read latency %u cycles: %.2f cycles/frame "
-                            "(line rate %.2f), %.1f Gb/s at 250 MHz, %.0f%% of line rate\n",
-                            size, nrq, nrq > 1 ? "s" : "", lat, cpf, line, size * 8 * 0.25 / cpf,
-                            std::min(100.0, 100.0 * line / cpf));
-            }
+    // 16-byte WQEs (32 per 512-byte read) and the driver's 64-byte stride
+    // (8 per read; 8 RQs at 1 us only).
+    struct Run { unsigned nrq, lat, lstride; };
+    for (Run r : {Run{1, 4, 4}, Run{1, 250, 4}, Run{8, 4, 4}, Run{8, 250, 4}, Run{8, 250, 6}}) {
+        for (unsigned size : {60u, 61u, 64u, 65u, 128u, 1514u, 9018u}) {
+            if (r.lstride != 4 && size == 61) continue;
+            Bench b(chk, rng);
+            b.inject = args.inject;
+            double cpf = b.throughput(size, r.lat, r.nrq, r.lstride);
+            double line = (size + 24) * 0.02;
+            std::printf("[rx_dma] throughput %u-byte frames, %u RQ%s, %u-byte WQEs, WQE read latency %u cycles, "
+                        "%u tags: %.2f cycles/frame (line rate %.2f), %.1f Gb/s at 250 MHz, %.0f%% of line rate; "
+                        "%.1f WQEs per read\n",
+                        size, r.nrq, r.nrq > 1 ? "s" : "", 1u << r.lstride, r.lat, TAGS, cpf, line,
+                        size * 8 * 0.25 / cpf, std::min(100.0, 100.0 * line / cpf),
+                        b.rd_reqs ? double(b.rd_bytes >> r.lstride) / double(b.rd_reqs) : 0.0);
         }
     }
     return chk.finish();
