@@ -441,6 +441,8 @@ void kite_card::cycle() {
         ev_cmdq_ = true;
     if (m.rq_err_o && m.rq_err_qn_o < rq_.size())
         rq_[m.rq_err_qn_o].state = wq_state::ERR;
+    if (m.sq_err_o && m.sq_err_qn_o < sq_.size())
+        sq_[m.sq_err_qn_o].state = wq_state::ERR;
 
     m.clk_i = 1;
     m.eval();
