@@ -594,6 +594,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < 500 && !b.fw_wr_done; i++) b.step();
         chk.expect(b.fw_wr_done, "firmware DMA write done");
         chk.expect(b.host.mem == expect, "firmware DMA write: 300 bytes at 0x%llx, nothing else", (unsigned long long)wa);
+        std::copy_n(b.host.mem.begin() + long(wa), 300, b.ref.host.mem.begin() + long(wa));  // not the model's write
         const uint64_t ra = 0x5101d;
         b.fw_rd_bytes.clear();
         b.fw_rd_last = false;
@@ -619,7 +620,7 @@ int main(int argc, char **argv) {
         b.both(TXB0, nf.data(), nf.size());
         b.tx_wqe(1, spec::wqe_eth::FLAGS_NO_FCS, {{TXB0, uint32_t(nf.size())}});
         size_t before = b.tx_frames[0].size();
-        b.mmio(2, uint32_t(spec::db::SQ), true, (2u << 16) | 1u);
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | 2u);
         sq.pi = 2;
         b.ref.tx.process_wqe(1);
         for (int i = 0; i < 3000 && b.tx_frames[0].size() == before; i++) b.step();
@@ -644,7 +645,7 @@ int main(int argc, char **argv) {
         b.tx_wqe(3, 0, {{TXB1, 70}});
         size_t before = b.tx_frames[0].size(), mbefore = b.ref.frames[0].size();
         uint64_t dma0 = b.fw_stat(0, 15), drop0 = b.fw_stat(0, 25);
-        b.mmio(2, uint32_t(spec::db::SQ), true, (4u << 16) | 1u);
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | 4u);
         sq.pi = 4;
         b.ref.tx.process_wqe(1);
         for (int i = 0; i < 4000 && b.sq_err_n == 0; i++) b.step();
@@ -660,7 +661,7 @@ int main(int argc, char **argv) {
         chk.expect(dma - dma0 == b.ref.hw.ports[0].stats.tx_dma_error, "tx_dma_error +%llu, model %llu",
                    (unsigned long long)(dma - dma0), (unsigned long long)b.ref.hw.ports[0].stats.tx_dma_error);
         // A doorbell to the SQ in ERR is dropped.
-        b.mmio(2, uint32_t(spec::db::SQ), true, (5u << 16) | 1u);
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | 5u);
         b.run(200);
         chk.expect(b.fw_stat(0, 25) == drop0 + 1 && b.tx_frames[0].size() == before, "doorbell to the SQ in ERR dropped");
         // RST then RDY: the ring restarts at 0 and sends again.
