@@ -23,8 +23,6 @@ OUT = os.path.join(ROOT, "build", "cosim")
 
 # Scenario -> why the RTL card does not pass it (yet).
 RTL_GAPS = {
-    "Eth.TxVlanInsertAndNoFcs": "TX NO_FCS: kite_card_fcs always appends the FCS",
-    "Eth.TxDmaErrorMovesQueueToErr": "gather DMA error: the frame still leaves, the SQ stays RDY, no tx_dma_error",
     "Eth.RxDropsAreCounted": "RX MAC/VLAN filters and RX multicast/broadcast counts",
     "Eth.DoorbellsForForeignOrIdleQueuesAreDropped": "a VF's doorbell (the RTL card has the PF only)",
     "EthRx.VlanStripAndFcsKeep": "RX_FCS (the MAC strips the FCS before the card's RX port)",

@@ -50,6 +50,10 @@ using namespace kite::spec;
 
 constexpr uint64_t NEVER = ~uint64_t(0);
 constexpr unsigned QUIET = 48;            // idle cycles that end a run
+// After an SQ doorbell: a frame waits inside the card with no interface
+// activity while the gather's store-and-forward ring and the segmenter /
+// checksum stages (each stores a segment, up to 9 KiB) take it in.
+constexpr unsigned QUIET_TX = 512;
 constexpr uint64_t RUN_LIMIT = 4000000;   // a run never takes longer than this
 constexpr uint64_t OS_RETRY_NS = 100'000'000;
 constexpr uint64_t BAR_ADDR[3] = {0x00003c0000000000ULL, 0, 0x00003c0010000000ULL};
@@ -184,6 +188,7 @@ private:
     uint32_t now_us_ = 0;
     uint32_t heartbeat_ = 0;  // the firmware's milliseconds since boot
     bool in_run_ = false;
+    bool tx_armed_ = false;  // an SQ doorbell since the last run
     bool fw_wq_taken_ = false, fw_cq_taken_ = false;  // the port took the request this cycle
     bool fw_st_taken_ = false;
     // Firmware DMA port: request taken, read beats, write word taken / done.
@@ -441,6 +446,8 @@ void kite_card::cycle() {
         ev_cmdq_ = true;
     if (m.rq_err_o && m.rq_err_qn_o < rq_.size())
         rq_[m.rq_err_qn_o].state = wq_state::ERR;
+    if (m.sq_err_o && m.sq_err_qn_o < sq_.size())
+        sq_[m.sq_err_qn_o].state = wq_state::ERR;
 
     m.clk_i = 1;
     m.eval();
@@ -463,12 +470,15 @@ void kite_card::sync_time() {
     }
 }
 
-// Runs until every interface has been quiet for QUIET cycles.
+// Runs until every interface has been quiet for QUIET cycles (QUIET_TX
+// after an SQ doorbell).
 void kite_card::run() {
     Vkite_card &m = *m_;
     sync_time();
     unsigned quiet = 0;
-    for (uint64_t n = 0; quiet < QUIET && n < RUN_LIMIT; n++) {
+    const unsigned need = tx_armed_ ? QUIET_TX : QUIET;
+    tx_armed_ = false;
+    for (uint64_t n = 0; quiet < need && n < RUN_LIMIT; n++) {
         bool busy = !cq_beats_.empty() || !rc_beats_.empty() || !rx_q_[0].empty() || !rx_q_[1].empty();
         cycle();
         busy = busy || m.rq_tvalid_o || m.cc_tvalid_o || m.tx_tvalid_o || m.msix_valid_o || !rq_tlp_.empty();
@@ -674,6 +684,8 @@ uint64_t kite_card::mmio_read(uint16_t fn, unsigned bar, uint64_t off, unsigned 
 void kite_card::mmio_write(uint16_t fn, unsigned bar, uint64_t off, uint64_t val, unsigned size) {
     if (fn != 0 || (bar != 0 && bar != 2) || (size == 8 && (off & 7)) || (size < 8 && (off & 3) + size > 4))
         return;
+    if (bar == 2 && (off & (pci::DB_PAGE_SIZE - 1)) == db::SQ)
+        tx_armed_ = true;
     queue_cq_tlp(bar, off, true, val, size);
     settle();
 }

@@ -169,7 +169,11 @@ module kite_card #(
   output logic [31:0]               mmio_wr_drop_o,
   output logic                      cqe_drop_o,
   output logic                      rq_err_o,
-  output logic [$clog2(NQ)-1:0]     rq_err_qn_o
+  output logic [$clog2(NQ)-1:0]     rq_err_qn_o,
+  // An SQ went to ERR by a DMA error (WQE fetch or gather), its flush done
+  // and its WQ_ERROR event on the way (for the soft CPU's copy of the state).
+  output logic                      sq_err_o,
+  output logic [$clog2(NQ)-1:0]     sq_err_qn_o
 );
   localparam int unsigned QW   = $clog2(NQ);
   localparam int unsigned PW   = $clog2(NPORT);
@@ -363,7 +367,11 @@ module kite_card #(
   logic [FN_W-1:0]     f_rd_fn;
   logic [63:0]         f_rd_addr;
   logic [9:0]          f_rd_len;
-  logic                d_valid, d_ready, d_signaled, d_last;
+  logic                d_valid, d_ready, d_signaled, d_last, d_flush;
+  logic [15:0]         d_ci;
+  logic                gq_valid, gq_ready, qe_valid;
+  logic [QW-1:0]       gq_sqn, qe_qn;
+  logic [FN_W-1:0]     qe_fn;
   logic [QW-1:0]       d_sqn;
   logic [FN_W-1:0]     d_fn;
   logic [PW-1:0]       d_port;
@@ -407,7 +415,9 @@ module kite_card #(
     .d_valid_o(d_valid), .d_ready_i(d_ready), .d_sqn_o(d_sqn), .d_fn_o(d_fn), .d_port_o(d_port),
     .d_cqn_o(d_cqn), .d_wqe_index_o(d_wqe_index), .d_signaled_o(d_signaled), .d_eth_o(d_eth),
     .d_nsge_o(d_nsge), .d_total_o(d_total), .d_sge_addr_o(d_sge_addr), .d_sge_len_o(d_sge_len),
-    .d_last_o(d_last),
+    .d_last_o(d_last), .d_ci_o(d_ci), .d_flush_o(d_flush),
+    .gerr_valid_i(gq_valid), .gerr_ready_o(gq_ready), .gerr_sqn_i(gq_sqn),
+    .ev_valid_o(qe_valid), .ev_qn_o(qe_qn), .ev_fn_o(qe_fn),
     .cq_valid_o(qc_valid), .cq_ready_i(qc_ready), .cq_rq_o(qc_rq), .cq_qn_o(qc_qn), .cq_cqn_o(qc_cqn),
     .cq_wqe_index_o(qc_wqe_index), .cq_opcode_o(qc_opcode), .cq_status_o(qc_status),
     .cq_syndrome_o(qc_syndrome),
@@ -427,10 +437,35 @@ module kite_card #(
   logic [NPORT*16-1:0]      fcs_len;
 
   logic [NPORT*32-1:0]      lso_cnt_p;
+  logic [NPORT-1:0]         g_gerr_valid, g_gerr_ready;
+  logic [NPORT*QW-1:0]      g_gerr_sqn;
+  logic [31:0]              g_dma_cnt_q [NPORT];
   assign d_ready = g_d_ready[d_port];
 
+  // Gather errors to the queue manager, lowest port first.
+  always_comb begin
+    gq_valid     = 1'b0;
+    gq_sqn       = '0;
+    g_gerr_ready = '0;
+    for (int p = NPORT - 1; p >= 0; p--) begin
+      if (g_gerr_valid[p]) begin
+        gq_valid     = 1'b1;
+        gq_sqn       = g_gerr_sqn[p*QW +: QW];
+        g_gerr_ready = '0;
+        g_gerr_ready[p] = gq_ready;
+      end
+    end
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int p = 0; p < NPORT; p++) g_dma_cnt_q[p] <= '0;
+    end else begin
+      for (int p = 0; p < NPORT; p++) if (g_dma_err[p]) g_dma_cnt_q[p] <= g_dma_cnt_q[p] + 1'b1;
+    end
+  end
+
   for (genvar p = 0; p < NPORT; p++) begin : g_tx
-    logic         l_valid, l_ready, l_last, t_valid, t_ready, t_last;
+    logic         l_valid, l_ready, l_last, t_valid, t_ready, t_last, t_no_fcs;
     logic [511:0] l_data, t_data;
     logic [63:0]  l_keep, t_keep;
     logic [127:0] l_eth;
@@ -441,7 +476,7 @@ module kite_card #(
       .d_valid_i(d_valid && d_port == PW'(p)), .d_ready_o(g_d_ready[p]),
       .d_sqn_i(d_sqn), .d_fn_i(d_fn), .d_cqn_i(d_cqn), .d_wqe_index_i(d_wqe_index),
       .d_signaled_i(d_signaled), .d_eth_i(d_eth), .d_total_i(d_total), .d_sge_addr_i(d_sge_addr),
-      .d_sge_len_i(d_sge_len), .d_last_i(d_last),
+      .d_sge_len_i(d_sge_len), .d_last_i(d_last), .d_ci_i(d_ci), .d_flush_i(d_flush),
       .rd_valid_o(g_rd_valid[p]), .rd_ready_i(g_rd_ready[p]), .rd_fn_o(g_rd_fn[p*FN_W +: FN_W]),
       .rd_addr_o(g_rd_addr[p*64 +: 64]), .rd_len_o(g_rd_len[p*16 +: 16]),
       .rd_rsp_valid_i(g_rsp_valid[p]), .rd_rsp_ready_o(g_rsp_ready[p]), .rd_rsp_data_i(rd_rsp_data),
@@ -449,7 +484,9 @@ module kite_card #(
       .m_valid_o(l_valid), .m_ready_i(l_ready), .m_data_o(l_data), .m_keep_o(l_keep), .m_last_o(l_last),
       .m_eth_o(l_eth), .m_len_o(l_len), .m_first_len_o(l_first_len),
       .cqe_valid_o(g_cqe_valid[p]), .cqe_ready_i(g_cqe_ready[p]), .cqe_cqn_o(g_cqe_cqn[p*16 +: 16]),
-      .cqe_data_o(g_cqe_data[p*256 +: 256]), .dma_err_o(g_dma_err[p])
+      .cqe_data_o(g_cqe_data[p*256 +: 256]),
+      .gerr_valid_o(g_gerr_valid[p]), .gerr_ready_i(g_gerr_ready[p]), .gerr_sqn_o(g_gerr_sqn[p*QW +: QW]),
+      .dma_err_o(g_dma_err[p])
     );
 
     kite_txp_lso u_lso (
@@ -457,13 +494,13 @@ module kite_card #(
       .s_valid_i(l_valid), .s_ready_o(l_ready), .s_data_i(l_data), .s_keep_i(l_keep), .s_last_i(l_last),
       .s_eth_i(l_eth), .s_len_i(l_len), .s_first_len_i(l_first_len),
       .m_valid_o(t_valid), .m_ready_i(t_ready), .m_data_o(t_data), .m_keep_o(t_keep), .m_last_o(t_last),
-      .lso_cnt_o(lso_cnt), .seg_cnt_o(seg_cnt), .drop_cnt_o(drop_cnt)
+      .m_no_fcs_o(t_no_fcs), .lso_cnt_o(lso_cnt), .seg_cnt_o(seg_cnt), .drop_cnt_o(drop_cnt)
     );
 
     kite_card_fcs u_fcs (
       .clk_i, .rst_ni,
       .s_valid_i(t_valid), .s_ready_o(t_ready), .s_data_i(t_data), .s_keep_i(t_keep), .s_last_i(t_last),
-      .m_valid_o(tx_tvalid_o[p]), .m_ready_i(tx_tready_i[p]), .m_data_o(tx_tdata_o[p*512 +: 512]),
+      .s_no_fcs_i(t_no_fcs), .m_valid_o(tx_tvalid_o[p]), .m_ready_i(tx_tready_i[p]), .m_data_o(tx_tdata_o[p*512 +: 512]),
       .m_keep_o(tx_tkeep_o[p*64 +: 64]), .m_last_o(tx_tlast_o[p]),
       .frame_o(fcs_frame[p]), .frame_len_o(fcs_len[p*16 +: 16])
     );
@@ -704,12 +741,38 @@ module kite_card #(
   logic unused_ce;
   assign unused_ce = ^{ce_fn, ce_page, cf_pad, ce_drop_q};
 
-  localparam logic [2:0] CMD_CQE = 3'd0, CMD_CQ_DB = 3'd1, CMD_EQ_DB = 3'd2;
+  localparam logic [2:0] CMD_CQE = 3'd0, CMD_CQ_DB = 3'd1, CMD_EQ_DB = 3'd2, CMD_EVENT = 3'd3;
   logic         c_valid, c_ready, c_arm, c_sol;
   logic [2:0]   c_op;
   logic [15:0]  c_qn, c_ci;
   logic [255:0] c_data, qc_cqe;
   logic         ce_take;
+  // WQ_ERROR event of an SQ the queue manager moved to ERR (one waits here).
+  logic            qe_pend_q, qe_take;
+  logic [QW-1:0]   qe_qn_q;
+  logic [FN_W-1:0] qe_fn_q;
+  logic [255:0]    qe_eqe;
+  assign sq_err_o    = qe_valid;
+  assign sq_err_qn_o = qe_qn;
+  always_comb begin
+    qe_eqe = '0;    // kite_pkg::eqe_t as bytes: ev_type, subtype (0: SQ), obj, data
+    qe_eqe[7:0]   = 8'(kite_pkg::EQE_TYPE_WQ_ERROR);
+    qe_eqe[63:32] = 32'(qe_qn_q);
+    qe_eqe[95:64] = 32'(kite_pkg::SYNDROME_DMA_READ);
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      qe_pend_q <= 1'b0;
+      qe_qn_q   <= '0;
+      qe_fn_q   <= '0;
+    end else if (qe_valid) begin
+      qe_pend_q <= 1'b1;
+      qe_qn_q   <= qe_qn;
+      qe_fn_q   <= qe_fn;
+    end else if (qe_take) begin
+      qe_pend_q <= 1'b0;
+    end
+  end
 
   always_comb begin
     qc_cqe = '0;
@@ -717,7 +780,9 @@ module kite_card #(
     qc_cqe[143:128] = qc_wqe_index;
     qc_cqe[151:144] = qc_opcode;
     qc_cqe[159:152] = qc_status;
-    qc_cqe[175:168] = qc_rq ? 8'd0 : 8'(kite_pkg::WQE_OPCODE_ETH_TX);
+    // Flush CQEs carry no opcode (the model's QueueEngine::flush).
+    qc_cqe[175:168] = qc_rq || qc_status == 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR) ? 8'd0 :
+                      8'(kite_pkg::WQE_OPCODE_ETH_TX);
     qc_cqe[223:192] = qc_syndrome;
   end
 
@@ -731,12 +796,16 @@ module kite_card #(
     c_data  = '0;
     fw_cq_ready_o = 1'b0;
     ce_take = 1'b0;
+    qe_take = 1'b0;
     qc_ready = 1'b0;
     x_cqe_ready = 1'b0;
     g_cqe_ready = '0;
     if (fw_cq_valid_i) begin
       c_op = fw_cq_op_i; c_qn = fw_cq_qn_i; c_data = fw_cq_data_i;
       fw_cq_ready_o = c_ready;
+    end else if (qe_pend_q) begin
+      c_op = CMD_EVENT; c_qn = 16'(qe_fn_q); c_data = qe_eqe;
+      qe_take = c_ready;
     end else if (!ce_empty) begin
       c_op  = cf_reg >= 3'd5 ? CMD_EQ_DB : CMD_CQ_DB;
       c_qn  = cf_qn;
@@ -794,7 +863,7 @@ module kite_card #(
   );
   logic unused_cq;
   assign unused_cq = ^{k_wr_fn, k_overflow, k_overflow_cqn, k_cq_bad, k_eq_overflow, k_ev_drop, k_eq_bad,
-                       k_busy, k_idle, g_dma_err, ci_valid, ci_sqn, ci_idx, pick_valid, pick_sqn, db_dropped,
+                       k_busy, k_idle, ci_valid, ci_sqn, ci_idx, pick_valid, pick_sqn, db_dropped,
                        tx_bad_desc, tx_dma_error, cnt_rc_unexp_tag, cnt_rc_cpl_err, cnt_rc_bad,
                        cnt_rd_zero_len, cnt_wr_zero_len, cnt_cq_unsup, tags_used, x_wr_id};
 
@@ -1001,7 +1070,7 @@ module kite_card #(
   always_comb begin
     for (int p = 0; p < NPORT; p++) begin
       x_cur[p][0] = tx_bad_desc[p*64 +: 32];
-      x_cur[p][1] = tx_dma_error[p*64 +: 32];
+      x_cur[p][1] = tx_dma_error[p*64 +: 32] + g_dma_cnt_q[p];   // WQE fetch + gather
       x_cur[p][2] = db_dropped[p*64 +: 32];
       x_cur[p][3] = lso_cnt_p[p*32 +: 32];
     end

@@ -4,19 +4,34 @@
 // descriptor's Ethernet segment, total length and first-entry length. A
 // signaled WQE gets its ETH_TX SUCCESS CQE (byte_cnt = total, hash_type =
 // the WQE opcode, as the model's TxPipeline::complete) once its last byte has
-// been handed on.
+// been stored.
 //
 // Responses are address-aligned (lane = address mod 64, keep marks the
 // bytes); each beat is shifted down to lane 0 and appended to a two-beat
 // accumulator, so entries of any length and alignment pack without gaps.
 // One entry is read at a time.
 //
-// A failed read (rd_rsp_err_i) still ends the frame (its bytes are
-// undefined) and pulses dma_err_o; the WQE's completion is then ERROR
-// LOC_PROT_ERR. The model would not send the frame: see rtl.rst.
+// Store and forward: the packed beats go into a SF_BEATS x 520-bit block RAM
+// ring (64 KiB, one MAX_TSO_SIZE super-frame) and become visible to the
+// output only when the frame's last read has completed without error; a
+// frame whose read fails is dropped there (the write pointer returns to the
+// last committed beat), so nothing of it reaches the MAC, as the model sends
+// nothing. Writing and reading overlap, so frames stream at one beat per
+// cycle; a frame's first beat leaves one beat time after its last beat was
+// stored (see rtl.rst, "Card top").
+//
+// Failed read (rd_rsp_err_i, the model's dma_fail): the WQE's remaining
+// entries are not read; ERROR LOC_PROT_ERR CQE (byte_cnt 0, syndrome
+// TXE_DMA) whether signaled or not, dma_err_o (tx_dma_error), then the SQ is
+// reported on gerr_* until the queue manager takes it (SQ to ERR, flush,
+// WQ_ERROR event). A WQE of an SQ already in ERR (d_flush_i: handed on
+// before the SQ changed state) is not read or sent: ERROR WR_FLUSH_ERR with
+// wqe_index = its ring index, as the queue manager's flush.
 module kite_card_txg #(
-  parameter int unsigned NQ   = 512,
-  parameter int unsigned FN_W = 5
+  parameter int unsigned NQ       = 512,
+  parameter int unsigned FN_W     = 5,
+  parameter int unsigned SF_BEATS = 1024,   // 64 KiB: one MAX_TSO_SIZE super-frame
+  parameter int unsigned NINFO    = 16      // committed frames waiting to leave
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -27,6 +42,8 @@ module kite_card_txg #(
   input  logic [FN_W-1:0]       d_fn_i,
   input  logic [15:0]           d_cqn_i,
   input  logic [15:0]           d_wqe_index_i,
+  input  logic [15:0]           d_ci_i,
+  input  logic                  d_flush_i,
   input  logic                  d_signaled_i,
   input  logic [127:0]          d_eth_i,
   input  logic [16:0]           d_total_i,
@@ -60,22 +77,30 @@ module kite_card_txg #(
   output logic [15:0]           cqe_cqn_o,
   output logic [255:0]          cqe_data_o,
 
+  output logic                  gerr_valid_o,
+  input  logic                  gerr_ready_i,
+  output logic [$clog2(NQ)-1:0] gerr_sqn_o,
+
   output logic                  dma_err_o
 );
-  typedef enum logic [2:0] {S_REQ, S_RSP, S_FLUSH, S_CQE} state_e;
+  localparam int unsigned AW = $clog2(SF_BEATS);
+  localparam int unsigned IW = $clog2(NINFO);
+  localparam logic [31:0] TXE_DMA = 32'd7;   // the model's vendor syndrome (txp.cpp)
+
+  typedef enum logic [2:0] {S_REQ, S_RSP, S_FLUSH, S_END, S_CQE, S_GERR} state_e;
   state_e state_q;
 
-  logic                  first_q, last_entry_q, err_q, sig_q;
+  logic                  first_q, last_entry_q, err_q, fl_q, sig_q;
   logic [$clog2(NQ)-1:0] sqn_q;
-  logic [15:0]           cqn_q, idx_q;
+  logic [15:0]           cqn_q, idx_q, ci_q;
   logic [127:0]          eth_q;
   logic [16:0]           total_q;
   logic [31:0]           first_len_q;
   logic [1023:0]         acc_q;
   logic [6:0]            cnt_q;
-  logic                  o_valid_q, o_last_q;
+  logic                  o_valid_q, o_last_q, o_cm_q;
   logic [511:0]          o_data_q;
-  logic [63:0]           o_keep_q;
+  logic [6:0]            o_cnt_q;
 
   // Lanes of the response beat: the first set keep bit and how many.
   logic [5:0]    lo;
@@ -91,44 +116,70 @@ module kite_card_txg #(
     cnt_new = 8'(cnt_q) + 8'(n);
   end
 
-  logic o_free, rsp_go, final_beat;
-  assign o_free     = !o_valid_q || m_ready_i;
+  // ---------------------------------------------------------------- ring
+  logic [519:0]  sf_mem [SF_BEATS];
+  logic [AW:0]   wr_q, cm_q, rd_q;
+  logic [IW:0]   iw_q, ir_q;
+  logic          sf_room, info_full, sf_we;
+  assign info_full = (iw_q - ir_q) == (IW+1)'(NINFO);
+  assign sf_room   = (wr_q - rd_q) != (AW+1)'(SF_BEATS) && !(o_cm_q && info_full);
+  assign sf_we     = o_valid_q && sf_room;
+  always_ff @(posedge clk_i) if (sf_we) sf_mem[wr_q[AW-1:0]] <= {o_last_q, o_cnt_q, o_data_q};
+
+  logic [127+17+32:0] info_mem [NINFO];
+  always_ff @(posedge clk_i) if (sf_we && o_cm_q) info_mem[iw_q[IW-1:0]] <= {eth_q, total_q, first_len_q};
+
+  logic o_free, rsp_go, final_beat, skip, rsp_err_end;
+  assign o_free     = !o_valid_q || sf_room;
   assign rd_rsp_ready_o = state_q == S_RSP && o_free;
   assign rsp_go     = rd_rsp_valid_i && rd_rsp_ready_o;
   assign final_beat = rd_rsp_last_i && last_entry_q;
+  // A flushed WQE, or the entries after a failed one, are not read.
+  assign skip       = first_q ? d_flush_i : (fl_q || err_q);
+  assign rsp_err_end = rd_rsp_err_i || err_q;
 
-  assign d_ready_o  = state_q == S_REQ && rd_ready_i;
-  assign rd_valid_o = state_q == S_REQ && d_valid_i;
+  // A new WQE waits while the last one's committing beat (which stores its
+  // eth / lengths from the registers below) has not been written.
+  logic wait_cm;
+  assign wait_cm    = first_q && o_valid_q && o_cm_q;
+  assign d_ready_o  = state_q == S_REQ && !wait_cm && (skip || rd_ready_i);
+  assign rd_valid_o = state_q == S_REQ && !wait_cm && d_valid_i && !skip;
   assign rd_fn_o    = d_fn_i;
   assign rd_addr_o  = d_sge_addr_i;
   assign rd_len_o   = d_sge_len_i[15:0];
-
-  assign m_valid_o     = o_valid_q;
-  assign m_data_o      = o_data_q;
-  assign m_keep_o      = o_keep_q;
-  assign m_last_o      = o_last_q;
-  assign m_eth_o       = eth_q;
-  assign m_len_o       = 32'(total_q);
-  assign m_first_len_o = first_len_q;
 
   // kite_pkg::cqe_t as bytes (see kite_rx_dma).
   logic [255:0] cqe;
   always_comb begin
     cqe = '0;
-    cqe[31:0]    = 32'(total_q);
-    cqe[95:64]   = 32'(sqn_q);
-    cqe[143:128] = idx_q;
-    cqe[151:144] = err_q ? 8'(kite_pkg::CQE_OPCODE_ERROR) : 8'(kite_pkg::CQE_OPCODE_ETH_TX);
-    cqe[159:152] = err_q ? 8'(kite_pkg::CQE_STATUS_LOC_PROT_ERR) : 8'(kite_pkg::CQE_STATUS_SUCCESS);
-    cqe[175:168] = 8'(kite_pkg::WQE_OPCODE_ETH_TX);
+    cqe[95:64] = 32'(sqn_q);
+    if (fl_q) begin
+      cqe[143:128] = ci_q;
+      cqe[151:144] = 8'(kite_pkg::CQE_OPCODE_ERROR);
+      cqe[159:152] = 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR);
+    end else begin
+      cqe[143:128] = idx_q;
+      cqe[175:168] = 8'(kite_pkg::WQE_OPCODE_ETH_TX);
+      if (err_q) begin
+        cqe[151:144] = 8'(kite_pkg::CQE_OPCODE_ERROR);
+        cqe[159:152] = 8'(kite_pkg::CQE_STATUS_LOC_PROT_ERR);
+        cqe[223:192] = TXE_DMA;
+      end else begin
+        cqe[31:0]    = 32'(total_q);
+        cqe[151:144] = 8'(kite_pkg::CQE_OPCODE_ETH_TX);
+        cqe[159:152] = 8'(kite_pkg::CQE_STATUS_SUCCESS);
+      end
+    end
   end
-  assign cqe_valid_o = state_q == S_CQE;
-  assign cqe_cqn_o   = cqn_q;
-  assign cqe_data_o  = cqe;
-  assign dma_err_o   = rsp_go && rd_rsp_err_i;
+  assign cqe_valid_o  = state_q == S_CQE;
+  assign cqe_cqn_o    = cqn_q;
+  assign cqe_data_o   = cqe;
+  assign gerr_valid_o = state_q == S_GERR;
+  assign gerr_sqn_o   = sqn_q;
+  assign dma_err_o    = state_q == S_END && err_q && !fl_q && !o_valid_q;
 
-  function automatic logic [63:0] keep_of(input logic [7:0] c);
-    keep_of = c >= 8'd64 ? '1 : (64'd1 << c) - 64'd1;
+  function automatic logic [6:0] cnt_of(input logic [7:0] c);
+    cnt_of = c >= 8'd64 ? 7'd64 : c[6:0];
   endfunction
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -137,10 +188,12 @@ module kite_card_txg #(
       first_q      <= 1'b1;
       last_entry_q <= 1'b0;
       err_q        <= 1'b0;
+      fl_q         <= 1'b0;
       sig_q        <= 1'b0;
       sqn_q        <= '0;
       cqn_q        <= '0;
       idx_q        <= '0;
+      ci_q         <= '0;
       eth_q        <= '0;
       total_q      <= '0;
       first_len_q  <= '0;
@@ -148,33 +201,48 @@ module kite_card_txg #(
       cnt_q        <= '0;
       o_valid_q    <= 1'b0;
       o_last_q     <= 1'b0;
+      o_cm_q       <= 1'b0;
       o_data_q     <= '0;
-      o_keep_q     <= '0;
+      o_cnt_q      <= '0;
+      wr_q         <= '0;
+      cm_q         <= '0;
+      iw_q         <= '0;
     end else begin
-      if (m_ready_i) o_valid_q <= 1'b0;
+      if (sf_we) begin
+        o_valid_q <= 1'b0;
+        wr_q      <= wr_q + 1'b1;
+        if (o_cm_q) begin
+          cm_q <= wr_q + 1'b1;
+          iw_q <= iw_q + 1'b1;
+        end
+      end
       unique case (state_q)
-        S_REQ: if (d_valid_i && rd_ready_i) begin
+        S_REQ: if (d_valid_i && d_ready_o) begin
           last_entry_q <= d_last_i;
           if (first_q) begin
             sqn_q       <= d_sqn_i;
             cqn_q       <= d_cqn_i;
             idx_q       <= d_wqe_index_i;
+            ci_q        <= d_ci_i;
             sig_q       <= d_signaled_i;
             eth_q       <= d_eth_i;
             total_q     <= d_total_i;
             first_len_q <= d_sge_len_i;
             err_q       <= 1'b0;
+            fl_q        <= d_flush_i;
           end
           first_q <= d_last_i;
-          state_q <= S_RSP;
+          if (!skip) state_q <= S_RSP;
+          else if (d_last_i) state_q <= S_END;
         end
         S_RSP: if (rsp_go) begin
           if (rd_rsp_err_i) err_q <= 1'b1;
           if (cnt_new >= 8'd64 || final_beat) begin
             o_valid_q <= 1'b1;
             o_data_q  <= acc_new[511:0];
-            o_keep_q  <= keep_of(cnt_new);
+            o_cnt_q   <= cnt_of(cnt_new);
             o_last_q  <= final_beat && cnt_new <= 8'd64;
+            o_cm_q    <= final_beat && cnt_new <= 8'd64 && !rsp_err_end;
           end
           if (cnt_new >= 8'd64) begin
             acc_q <= acc_new >> 512;
@@ -185,23 +253,81 @@ module kite_card_txg #(
           end
           if (rd_rsp_last_i) begin
             if (!last_entry_q) state_q <= S_REQ;
+            else if (rsp_err_end) state_q <= S_END;
             else if (cnt_new > 8'd64) state_q <= S_FLUSH;
-            else state_q <= sig_q || err_q || rd_rsp_err_i ? S_CQE : S_REQ;
+            else state_q <= sig_q ? S_CQE : S_REQ;
           end
         end
         S_FLUSH: if (o_free) begin
           o_valid_q <= 1'b1;
           o_data_q  <= acc_q[511:0];
-          o_keep_q  <= keep_of(8'(cnt_q));
+          o_cnt_q   <= cnt_q;
           o_last_q  <= 1'b1;
+          o_cm_q    <= 1'b1;
           acc_q     <= '0;
           cnt_q     <= '0;
-          state_q   <= sig_q || err_q ? S_CQE : S_REQ;
+          state_q   <= sig_q ? S_CQE : S_REQ;
         end
-        S_CQE: if (cqe_ready_i) state_q <= S_REQ;
+        // A failed or flushed WQE: once its last beat is stored, the failed
+        // frame's beats are given back.
+        S_END: if (!o_valid_q) begin
+          if (!fl_q) wr_q <= cm_q;
+          acc_q   <= '0;
+          cnt_q   <= '0;
+          state_q <= S_CQE;
+        end
+        S_CQE: if (cqe_ready_i) state_q <= err_q && !fl_q ? S_GERR : S_REQ;
+        S_GERR: if (gerr_ready_i) state_q <= S_REQ;
         default: state_q <= S_REQ;
       endcase
     end
   end
+
+  // ---------------------------------------------------------------- readout
+  // Registered RAM reads into a two-entry output queue, one beat per cycle.
+  logic         rv_q, rd_go, pop;
+  logic [519:0] rdata_q;
+  logic [1:0]   oq_n_q;
+  logic [519:0] oq_q [2];
+  assign pop   = m_valid_o && m_ready_i;
+  assign rd_go = rd_q != cm_q && (2'(oq_n_q) + 2'(rv_q) - 2'(pop)) < 2'd2;
+  always_ff @(posedge clk_i) if (rd_go) rdata_q <= sf_mem[rd_q[AW-1:0]];
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rd_q   <= '0;
+      rv_q   <= 1'b0;
+      oq_n_q <= '0;
+      ir_q   <= '0;
+      oq_q[0] <= '0;
+      oq_q[1] <= '0;
+    end else begin
+      rv_q <= rd_go;
+      if (rd_go) rd_q <= rd_q + 1'b1;
+      if (pop && m_last_o) ir_q <= ir_q + 1'b1;
+      // Queue: entry 0 is the head; a read lands behind what stays.
+      if (pop) oq_q[0] <= oq_q[1];
+      if (rv_q) begin
+        if (oq_n_q - 2'(pop) == 2'd0) oq_q[0] <= rdata_q;
+        else oq_q[1] <= rdata_q;
+      end
+      oq_n_q <= oq_n_q + 2'(rv_q) - 2'(pop);
+    end
+  end
+
+  function automatic logic [63:0] keep_of(input logic [6:0] c);
+    keep_of = c >= 7'd64 ? '1 : (64'd1 << c) - 64'd1;
+  endfunction
+  logic [127:0] i_eth;
+  logic [16:0]  i_total;
+  logic [31:0]  i_first;
+  assign {i_eth, i_total, i_first} = info_mem[ir_q[IW-1:0]];
+  assign m_valid_o     = oq_n_q != 2'd0;
+  assign m_data_o      = oq_q[0][511:0];
+  assign m_keep_o      = keep_of(oq_q[0][518:512]);
+  assign m_last_o      = oq_q[0][519];
+  assign m_eth_o       = i_eth;
+  assign m_len_o       = 32'(i_total);
+  assign m_first_len_o = i_first;
 
 endmodule : kite_card_txg

@@ -29,6 +29,14 @@
 //
 // Flush: after a fetch error (done_err_i) or a firmware ERR, every posted
 // WQE ci..pi-1 completes with ERROR / WR_FLUSH_ERR on fl_*, then ci := pi.
+//
+// Gather error (gerr_*, the card's TX gather after a failed data read, whose
+// WQE has finished here already): a valid SQ not in ERR goes to ERR at once
+// (no more picks, doorbells dropped); the flush follows now, or, while one
+// of its WQEs is in the fetch, when that one finishes (it reaches the gather,
+// which completes it with WR_FLUSH_ERR: err_sqn_i / err_o). Flushes after a
+// fetch or gather error end with ev_valid_o (the model's wq_error event:
+// WQ_ERROR for ev_fn_o's async EQ).
 module kite_qm #(
   parameter int unsigned NQ    = 512,
   parameter int unsigned FN_W  = 5,
@@ -101,7 +109,19 @@ module kite_qm #(
   output logic                      fl_rq_o,
   output logic [$clog2(NQ)-1:0]     fl_qn_o,
   output logic [15:0]               fl_cqn_o,
-  output logic [15:0]               fl_idx_o
+  output logic [15:0]               fl_idx_o,
+
+  // Gather error: SQ to ERR and flush (see above).
+  input  logic                      gerr_valid_i,
+  output logic                      gerr_ready_o,
+  input  logic [$clog2(NQ)-1:0]     gerr_sqn_i,
+  // SQ err_sqn_i is in ERR.
+  input  logic [$clog2(NQ)-1:0]     err_sqn_i,
+  output logic                      err_o,
+  // An SQ went to ERR by an error: pulse when its flush has ended.
+  output logic                      ev_valid_o,
+  output logic [$clog2(NQ)-1:0]     ev_qn_o,
+  output logic [FN_W-1:0]           ev_fn_o
 );
 
   localparam int unsigned QN_W = $clog2(NQ);
@@ -127,6 +147,7 @@ module kite_qm #(
   // State as two flags (RST: neither): one-bit reads, decoded writes.
   logic [NQ-1:0] sq_en_q, rq_en_q, sq_busy_q, sq_act_q;
   logic [NQ-1:0] sq_rdy_q, sq_err_q, rq_rdy_q, rq_err_q;
+  logic [NQ-1:0] sq_fp_q;    // flush when the WQE in the fetch finishes
 
   // ---------------------------------------------------------------- flush FSM
   typedef enum logic [2:0] {FL_IDLE, FL_RD, FL_LAT, FL_RUN, FL_END} fl_e;
@@ -134,27 +155,34 @@ module kite_qm #(
   logic          fl_rq_q;
   logic [QN_W-1:0] fl_qn_q;
   logic [15:0]   fl_cqn_q, fl_idx_q, fl_end_q;
-  logic          fl_idle;
+  logic          fl_idle, fl_ev_q;
+  logic [FN_W-1:0] fl_fn_q;
   assign fl_idle = fl_q == FL_IDLE;
 
   // ---------------------------------------------------------------- handshakes
   logic c_valid_q;   // doorbell in the check stage
   logic cfg_go, done_go, rqci_go;
   logic cfg_restart, cfg_flush;
+  logic gerr_go, gerr_set, gerr_now, done_fl;
   logic [1:0] cfg_old_st;
 
   assign db_stall_o = cfg_valid_i;
   assign cfg_old_st = cfg_rq_i ? {rq_err_q[cfg_qn_i], rq_rdy_q[cfg_qn_i]} :
                                  {sq_err_q[cfg_qn_i], sq_rdy_q[cfg_qn_i]};
-  assign cfg_ready_o = !wq_valid_i && !c_valid_q && fl_idle && !done_valid_i &&
+  assign cfg_ready_o = !wq_valid_i && !c_valid_q && fl_idle && !done_valid_i && !gerr_valid_i &&
                        (cfg_rq_i || !sq_busy_q[cfg_qn_i]);
   assign cfg_go = cfg_valid_i && cfg_ready_o;
   // An invalid context is written as is (the model ignores it: wq_ctx_written).
   assign cfg_restart = cfg_en_i && (cfg_state_i == ST_RST || (cfg_state_i == ST_RDY && cfg_old_st == ST_RST));
   assign cfg_flush = cfg_en_i && cfg_state_i == ST_ERR && cfg_old_st != ST_ERR;
 
-  assign done_ready_o = fl_q != FL_END && (!done_err_i || fl_idle);
+  assign gerr_ready_o = fl_idle;
+  assign gerr_go  = gerr_valid_i && gerr_ready_o;
+  assign gerr_set = gerr_go && sq_en_q[gerr_sqn_i] && !sq_err_q[gerr_sqn_i];
+  assign done_fl  = done_err_i || sq_fp_q[done_sqn_i];   // this done starts a flush
+  assign done_ready_o = fl_q != FL_END && (!done_fl || (fl_idle && !gerr_go));
   assign done_go = done_valid_i && done_ready_o;
+  assign err_o   = sq_err_q[err_sqn_i];
   assign rqci_ready_o = !cfg_valid_i && fl_q != FL_END;
   assign rqci_go = rqci_valid_i && rqci_ready_o;
 
@@ -245,7 +273,8 @@ module kite_qm #(
     c_st  = c_rq_q ? {rq_err_q[c_qn_q], rq_rdy_q[c_qn_q]} : {sq_err_q[c_qn_q], sq_rdy_q[c_qn_q]};
     c_lsz = c_db[3:0];
     c_own = c_en && c_db[DW-1 -: FN_W] == c_fn_q && c_db[4 +: 8] == c_page_q;
-    c_rdy = c_st == ST_RDY && !(!c_rq_q && done_go && done_err_i && done_sqn_i == c_qn_q);
+    c_rdy = c_st == ST_RDY && !(!c_rq_q && done_go && done_err_i && done_sqn_i == c_qn_q) &&
+            !(!c_rq_q && gerr_set && gerr_sqn_i == c_qn_q);
     c_diff = c_idx_q - c_ci;
     c_win = {1'b0, c_diff} <= (17'd1 << c_lsz);
     c_ok  = c_valid_q && c_own && c_rdy && c_win;
@@ -327,7 +356,7 @@ module kite_qm #(
 
   // Pick only with a free fetch tag for it (the pick in P1 may take one),
   // never while the flush reads through the pick port or firmware writes.
-  assign sel_go = sel_any && !cfg_valid_i && fl_q != FL_RD &&
+  assign sel_go = sel_any && !cfg_valid_i && !gerr_valid_i && fl_q != FL_RD &&
                   fetch_free_i > CW'(p1_valid_q);
 
   logic [KW-1:0] p1_pk;
@@ -356,6 +385,11 @@ module kite_qm #(
   logic [15:0] p1_slot;
   assign p1_pi_eff = p1_fwd_q ? p1_fwd_pi_q : p1_pi;
   assign p1_work   = p1_valid_q && p1_pi_eff != p1_ci;
+
+  // Flush now unless a WQE of the SQ is in the fetch; one finishing in this
+  // cycle, or a pick of it finding no work, counts as none.
+  assign gerr_now = gerr_set && (!sq_busy_q[gerr_sqn_i] || (done_go && done_sqn_i == gerr_sqn_i) ||
+                                 (p1_valid_q && !p1_work && p1_sqn_q == gerr_sqn_i));
   assign {p1_base, p1_lstr, p1_lsz, pick_fn_o, pick_cqn_o, pick_port_o} = p1_pk;
   assign p1_slot = p1_ci & ((16'd1 << p1_lsz) - 16'd1);
 
@@ -370,8 +404,9 @@ module kite_qm #(
   // a 512-bit vector costs a shifter per write). Clears come before sets: a
   // doorbell accepted in a null pick's cycle keeps the SQ a candidate.
   for (genvar g = 0; g < NQ; g++) begin : g_flags
-    logic sq_en, rq_en, sq_busy, sq_act, sq_rdy, sq_err, rq_rdy, rq_err;
-    logic cfg_sq, cfg_rq, done_q, null_q, sel_q, acc_q;
+    logic sq_en, rq_en, sq_busy, sq_act, sq_rdy, sq_err, rq_rdy, rq_err, sq_fp;
+    logic cfg_sq, cfg_rq, done_q, null_q, sel_q, acc_q, gerr_q;
+    assign gerr_q = gerr_set && gerr_sqn_i == QN_W'(g);
     assign cfg_sq = cfg_go && !cfg_rq_i && cfg_qn_i == QN_W'(g);
     assign cfg_rq = cfg_go && cfg_rq_i && cfg_qn_i == QN_W'(g);
     assign done_q = done_go && done_sqn_i == QN_W'(g);
@@ -380,7 +415,7 @@ module kite_qm #(
     assign acc_q  = c_ok && !c_rq_q && c_qn_q == QN_W'(g);
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        {sq_en, rq_en, sq_busy, sq_act, sq_rdy, sq_err, rq_rdy, rq_err} <= '0;
+        {sq_en, rq_en, sq_busy, sq_act, sq_rdy, sq_err, rq_rdy, rq_err, sq_fp} <= '0;
       end else begin
         if (sel_q) sq_busy <= 1'b1;
         if (null_q) begin
@@ -389,13 +424,21 @@ module kite_qm #(
         end
         if (done_q) begin
           sq_busy <= 1'b0;
+          sq_fp   <= 1'b0;
           sq_act  <= !done_err_i;
           if (done_err_i) begin
             sq_rdy <= 1'b0;
             sq_err <= 1'b1;
           end
         end
+        if (gerr_q) begin
+          sq_rdy <= 1'b0;
+          sq_err <= 1'b1;
+          sq_act <= 1'b0;
+          sq_fp  <= sq_busy && !done_q && !null_q;
+        end
         if (cfg_sq) begin
+          sq_fp  <= 1'b0;
           sq_en  <= cfg_en_i;
           sq_rdy <= cfg_state_i == ST_RDY;
           sq_err <= cfg_state_i == ST_ERR;
@@ -415,6 +458,7 @@ module kite_qm #(
     assign sq_act_q[g]  = sq_act;
     assign sq_rdy_q[g]  = sq_rdy;
     assign sq_err_q[g]  = sq_err;
+    assign sq_fp_q[g]   = sq_fp;
     assign rq_rdy_q[g]  = rq_rdy;
     assign rq_err_q[g]  = rq_err;
   end
@@ -436,24 +480,35 @@ module kite_qm #(
   // ---------------------------------------------------------------- flush
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      fl_q <= FL_IDLE;
+      fl_q    <= FL_IDLE;
+      fl_ev_q <= 1'b0;
     end else begin
       case (fl_q)
         FL_IDLE: begin
-          if (done_go && done_err_i) begin
+          if (done_go && done_fl) begin
             fl_q     <= FL_RD;
             fl_rq_q  <= 1'b0;
             fl_qn_q  <= done_sqn_i;
             fl_cqn_q <= done_cqn_i;
+            fl_ev_q  <= 1'b1;
+          end else if (gerr_now) begin
+            fl_q     <= FL_RD;
+            fl_rq_q  <= 1'b0;
+            fl_qn_q  <= gerr_sqn_i;
+            fl_cqn_q <= '0;          // from the context in FL_LAT
+            fl_ev_q  <= 1'b1;
           end else if (cfg_go && cfg_flush) begin
             fl_q     <= FL_RD;
             fl_rq_q  <= cfg_rq_i;
             fl_qn_q  <= cfg_qn_i;
             fl_cqn_q <= cfg_cqn_i;
+            fl_ev_q  <= 1'b0;
           end
         end
         FL_RD: fl_q <= FL_LAT;
         FL_LAT: begin
+          fl_fn_q  <= pick_fn_o;
+          if (!fl_rq_q) fl_cqn_q <= pick_cqn_o;
           fl_idx_q <= fl_rq_q ? rq_ci_rd : p1_ci;
           fl_end_q <= fl_rq_q ? rq_pi_rd : p1_pi;
           fl_q     <= FL_RUN;
@@ -468,6 +523,9 @@ module kite_qm #(
   end
 
   assign fl_valid_o = fl_q == FL_RUN && fl_idx_q != fl_end_q;
+  assign ev_valid_o = fl_q == FL_END && fl_ev_q;
+  assign ev_qn_o    = fl_qn_q;
+  assign ev_fn_o    = fl_fn_q;
   assign fl_rq_o    = fl_rq_q;
   assign fl_qn_o    = fl_qn_q;
   assign fl_cqn_o   = fl_cqn_q;

@@ -91,6 +91,8 @@ module kite_qm_top #(
   output logic [63:0]               d_sge_addr_o,
   output logic [31:0]               d_sge_len_o,
   output logic                      d_last_o,
+  output logic [15:0]               d_ci_o,         // the WQE's ring index
+  output logic                      d_flush_o,      // its SQ is in ERR now
 
   // Completions (errors, signaled NOPs, flushes) to the CQ writer.
   output logic                      cq_valid_o,
@@ -109,6 +111,15 @@ module kite_qm_top #(
   output logic [15:0]               ci_o,
   output logic                      pick_valid_o,
   output logic [$clog2(NQ)-1:0]     pick_sqn_o,
+
+  // TX gather error (kite_qm: SQ to ERR, flush) and the WQ_ERROR event
+  // after an error's flush.
+  input  logic                      gerr_valid_i,
+  output logic                      gerr_ready_o,
+  input  logic [$clog2(NQ)-1:0]     gerr_sqn_i,
+  output logic                      ev_valid_o,
+  output logic [$clog2(NQ)-1:0]     ev_qn_o,
+  output logic [FN_W-1:0]           ev_fn_o,
 
   output logic [NPORT*64-1:0]       db_dropped_o,
   output logic [NPORT*64-1:0]       tx_bad_desc_o,
@@ -196,7 +207,11 @@ module kite_qm_top #(
     .fl_rq_o      (fl_rq),
     .fl_qn_o      (fl_qn),
     .fl_cqn_o     (fl_cqn),
-    .fl_idx_o     (fl_idx)
+    .fl_idx_o     (fl_idx),
+    .gerr_valid_i, .gerr_ready_o, .gerr_sqn_i,
+    .err_sqn_i    (d_sqn_o),
+    .err_o        (d_flush_o),
+    .ev_valid_o, .ev_qn_o, .ev_fn_o
   );
 
   logic            c_valid, c_ready;
@@ -249,6 +264,7 @@ module kite_qm_top #(
   assign cq_status_o    = c_valid ? c_status : 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR);
   assign cq_syndrome_o  = c_valid ? c_syn : 32'd0;
 
+  assign d_ci_o       = done_ci - 16'd1;
   assign ci_valid_o   = done_valid && done_ready;
   assign ci_sqn_o     = done_sqn;
   assign ci_o         = done_ci;

@@ -2,6 +2,11 @@
 // then checksum and VLAN tag insertion (kite_txp), as the model's TX
 // pipeline emits a WQE: tx_lso's segments, or the frame with tx_l3_csum /
 // tx_l4_csum, then tx_vlan_insert on each frame.
+//
+// m_no_fcs_o: the wqe_eth NO_FCS flag of the frame on m_* (every segment of
+// a super-frame keeps it, as the model's emit), for the MAC's FCS stage. It
+// is queued per frame between the segmenter and kite_txp (frames leave
+// kite_txp in order, one per frame in).
 module kite_txp_lso #(
   parameter int unsigned DATA_W = 512
 ) (
@@ -22,13 +27,14 @@ module kite_txp_lso #(
   output logic [DATA_W-1:0]   m_data_o,
   output logic [DATA_W/8-1:0] m_keep_o,
   output logic                m_last_o,
+  output logic                m_no_fcs_o,
 
   output logic [31:0]         lso_cnt_o,
   output logic [31:0]         seg_cnt_o,
   output logic [31:0]         drop_cnt_o
 );
 
-  logic                t_valid, t_ready, t_last;
+  logic                t_valid, t_ready, t_last, t_ready_x;
   logic [DATA_W-1:0]   t_data;
   logic [DATA_W/8-1:0] t_keep;
   logic [127:0]        t_eth;
@@ -36,14 +42,36 @@ module kite_txp_lso #(
   kite_txp_tso #(.DATA_W(DATA_W)) u_tso (
     .clk_i, .rst_ni,
     .s_valid_i, .s_ready_o, .s_data_i, .s_keep_i, .s_last_i, .s_eth_i, .s_len_i, .s_first_len_i,
-    .m_valid_o (t_valid), .m_ready_i (t_ready), .m_data_o (t_data), .m_keep_o (t_keep),
+    .m_valid_o (t_valid), .m_ready_i (t_ready_x), .m_data_o (t_data), .m_keep_o (t_keep),
     .m_last_o  (t_last),  .m_eth_o   (t_eth),
     .lso_cnt_o, .seg_cnt_o, .drop_cnt_o
   );
 
+  // NO_FCS per frame; more entries than kite_txp holds frames (MAX_FRAMES).
+  localparam int unsigned NNF = 64;
+  logic [NNF-1:0] nf_q;
+  logic [6:0]     nf_wr_q, nf_rd_q;
+  logic           nf_full;
+  assign nf_full    = (nf_wr_q - nf_rd_q) == 7'(NNF);
+  assign t_ready_x  = t_ready && !nf_full;
+  assign m_no_fcs_o = nf_q[nf_rd_q[5:0]];
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      nf_q    <= '0;
+      nf_wr_q <= '0;
+      nf_rd_q <= '0;
+    end else begin
+      if (t_valid && t_ready_x && t_last) begin
+        nf_q[nf_wr_q[5:0]] <= t_eth[4];   // wqe_eth flags: NO_FCS
+        nf_wr_q <= nf_wr_q + 1'b1;
+      end
+      if (m_valid_o && m_ready_i && m_last_o) nf_rd_q <= nf_rd_q + 1'b1;
+    end
+  end
+
   kite_txp #(.DATA_W(DATA_W)) u_txp (
     .clk_i, .rst_ni,
-    .s_valid_i (t_valid), .s_ready_o (t_ready), .s_data_i (t_data), .s_keep_i (t_keep),
+    .s_valid_i (t_valid && !nf_full), .s_ready_o (t_ready), .s_data_i (t_data), .s_keep_i (t_keep),
     .s_last_i  (t_last),  .s_eth_i   (t_eth),
     .m_valid_o, .m_ready_i, .m_data_o, .m_keep_o, .m_last_o
   );

@@ -26,6 +26,14 @@
 //      words) lands in host memory byte for byte and nothing else changes;
 //      an unaligned 700-byte read returns host memory; a read of a faulting
 //      address ends with the error flag.
+//   7. TX NO_FCS: a 40-byte frame whose WQE asks for no FCS leaves as it is
+//      (no padding, no FCS), as the model's frame_out; tx_bytes as the model.
+//   8. Gather DMA error: a WQE whose second gather entry the host refuses,
+//      with a WQE behind it on the same SQ: nothing reaches the MAC, the CQ
+//      ring equals the model's (ERROR LOC_PROT_ERR CQE, then WR_FLUSH_ERR for
+//      the next WQE), tx_dma_error as the model's, the SQ reported in ERR
+//      (sq_err_o); a doorbell to it is dropped (db_dropped); after RST and
+//      RDY a new WQE is sent byte for byte as the model sends it.
 // --inject corrupts one expected byte (the run must fail).
 #include <algorithm>
 #include <array>
@@ -141,6 +149,7 @@ struct Bench {
     bool fw_wr_done = false;
     std::vector<uint8_t> fw_rd_bytes;
     uint8_t mmio_tag = 0;
+    unsigned sq_err_n = 0, sq_err_qn = 0;
 
     Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {
         m.rq_tready_i = 1;
@@ -295,6 +304,7 @@ struct Bench {
             if (m.rq_tlast_o) { host_rq_tlp(); rq_tlp.clear(); }
         }
         if (m.fw_st_rvalid_o) fw_st_data.push_back(m.fw_st_rdata_o);
+        if (m.sq_err_o) { sq_err_n++; sq_err_qn = m.sq_err_qn_o; }
         fw_st_taken = m.fw_st_valid_i && m.fw_st_ready_o;
         fw_rd_taken = m.fw_rd_valid_i && m.fw_rd_ready_o;
         fw_wr_taken = m.fw_wr_valid_i && m.fw_wr_ready_o;
@@ -373,6 +383,31 @@ struct Bench {
             if (host.mem[a] != ref.host.mem[a] && !bad++) first = a;
         return chk.expect(bad == 0, "%s: host memory differs from the model in %zu bytes, first 0x%zx (RTL %02x model %02x)",
                           what, bad, first, host.mem[first], ref.host.mem[first]);
+    }
+
+    // A counter through the firmware port (port p's struct port_stats word w).
+    uint64_t fw_stat(unsigned p, unsigned w) {
+        fw_st_data.clear();
+        m.fw_st_valid_i = 1;
+        m.fw_st_idx_i = uint16_t(32 * p + w);
+        m.fw_st_clear_i = 0;
+        for (int i = 0; i < 100 && fw_st_data.empty(); i++) step();
+        return chk.expect(fw_st_data.size() == 1, "counter %u/%u answered", p, w) ? fw_st_data[0] : ~0ull;
+    }
+
+    // ETH_TX WQE in SQ 1's ring slot (index mod 16), gather entries as given.
+    void tx_wqe(uint16_t index, uint8_t eth_flags, const std::vector<std::pair<uint64_t, uint32_t>> &sges) {
+        uint8_t w[64]{};
+        w[0] = uint8_t(spec::wqe_opcode::ETH_TX);
+        w[1] = spec::wqe_ctrl::FLAGS_SIGNALED;
+        w[2] = uint8_t(1 + sges.size());
+        std::memcpy(&w[4], &index, 2);
+        w[16] = eth_flags;
+        for (size_t i = 0; i < sges.size(); i++) {
+            std::memcpy(&w[32 + 16 * i], &sges[i].first, 8);
+            std::memcpy(&w[40 + 16 * i], &sges[i].second, 4);
+        }
+        both(SQB + 64 * (index & 15u), w, 64);
     }
 
     uint64_t bar0_read(uint32_t off) {
@@ -559,6 +594,7 @@ int main(int argc, char **argv) {
         for (int i = 0; i < 500 && !b.fw_wr_done; i++) b.step();
         chk.expect(b.fw_wr_done, "firmware DMA write done");
         chk.expect(b.host.mem == expect, "firmware DMA write: 300 bytes at 0x%llx, nothing else", (unsigned long long)wa);
+        std::copy_n(b.host.mem.begin() + long(wa), 300, b.ref.host.mem.begin() + long(wa));  // not the model's write
         const uint64_t ra = 0x5101d;
         b.fw_rd_bytes.clear();
         b.fw_rd_last = false;
@@ -576,6 +612,76 @@ int main(int argc, char **argv) {
         b.m.fw_rd_len_i = 64;
         for (int i = 0; i < 2000 && !b.fw_rd_last; i++) b.step();
         chk.expect(b.fw_rd_last && b.fw_rd_err, "firmware DMA read of a bad address ends in error");
+    }
+    // 7. NO_FCS: the frame leaves as posted.
+    {
+        std::vector<uint8_t> nf = tb::rbytes(rng, 40);
+        nf[0] &= 0xfe;
+        b.both(TXB0, nf.data(), nf.size());
+        b.tx_wqe(1, spec::wqe_eth::FLAGS_NO_FCS, {{TXB0, uint32_t(nf.size())}});
+        size_t before = b.tx_frames[0].size();
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | 2u);
+        sq.pi = 2;
+        b.ref.tx.process_wqe(1);
+        for (int i = 0; i < 3000 && b.tx_frames[0].size() == before; i++) b.step();
+        b.run(300);
+        if (chk.expect(b.tx_frames[0].size() == before + 1 && b.ref.frames[0].size() == 2, "NO_FCS frame sent")) {
+            std::vector<uint8_t> exp = b.ref.frames[0][1];
+            if (args.inject) exp[3] ^= 1;
+            chk.expect(b.tx_frames[0].back() == exp && exp.size() == nf.size(), "NO_FCS frame as posted (%zu vs %zu)",
+                       b.tx_frames[0].back().size(), exp.size());
+        }
+        b.mem_same("after the NO_FCS frame (CQE)");
+        uint64_t txb = b.bar0_read(uint32_t(spec::reg::STATS_BASE) + 24);
+        chk.expect(txb == b.ref.hw.ports[0].stats.tx_bytes, "tx_bytes %llu after NO_FCS, model %llu",
+                   (unsigned long long)txb, (unsigned long long)b.ref.hw.ports[0].stats.tx_bytes);
+    }
+    // 8. Gather DMA error on WQE 2 (its second entry lies beyond host memory),
+    //    WQE 3 behind it.
+    {
+        std::vector<uint8_t> g = tb::rbytes(rng, 100);
+        b.both(TXB0, g.data(), g.size());
+        b.tx_wqe(2, 0, {{TXB0, 100}, {MEM - 16, 64}});
+        b.tx_wqe(3, 0, {{TXB1, 70}});
+        size_t before = b.tx_frames[0].size(), mbefore = b.ref.frames[0].size();
+        uint64_t dma0 = b.fw_stat(0, 15), drop0 = b.fw_stat(0, 25);
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | 4u);
+        sq.pi = 4;
+        b.ref.tx.process_wqe(1);
+        for (int i = 0; i < 4000 && b.sq_err_n == 0; i++) b.step();
+        b.run(500);
+        chk.expect(b.ref.frames[0].size() == mbefore && b.ref.hw.sq[1].state == spec::wq_state::ERR &&
+                       b.ref.hw.sq[1].ci == 4, "model: no frame, SQ in ERR, flushed");
+        chk.expect(b.tx_frames[0].size() == before, "no frame on the MAC after the DMA error (%zu)",
+                   b.tx_frames[0].size() - before);
+        chk.expect(b.sq_err_n == 1 && b.sq_err_qn == 1, "SQ 1 reported in ERR (%u)", b.sq_err_n);
+        if (args.inject) b.ref.host.mem[CQ1 + 2 * 32 + 16] ^= 1;
+        b.mem_same("after the DMA error (ERROR and flush CQEs)");
+        uint64_t dma = b.fw_stat(0, 15);
+        chk.expect(dma - dma0 == b.ref.hw.ports[0].stats.tx_dma_error, "tx_dma_error +%llu, model %llu",
+                   (unsigned long long)(dma - dma0), (unsigned long long)b.ref.hw.ports[0].stats.tx_dma_error);
+        // A doorbell to the SQ in ERR is dropped.
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | 5u);
+        b.run(200);
+        chk.expect(b.fw_stat(0, 25) == drop0 + 1 && b.tx_frames[0].size() == before, "doorbell to the SQ in ERR dropped");
+        // RST then RDY: the ring restarts at 0 and sends again.
+        sq.state = spec::wq_state::RST;
+        b.fw_wq(false, 1, sq);
+        sq.state = spec::wq_state::RDY;
+        sq.pi = sq.ci = 0;
+        b.fw_wq(false, 1, sq);
+        std::vector<uint8_t> f2 = tb::rbytes(rng, 90);
+        f2[12] = 0x88; f2[13] = 0xb5;
+        b.both(TXB1, f2.data(), f2.size());
+        b.tx_wqe(0, 0, {{TXB1, 90}});
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | 1u);
+        sq.pi = 1;
+        b.ref.tx.process_wqe(1);
+        for (int i = 0; i < 3000 && b.tx_frames[0].size() == before; i++) b.step();
+        b.run(300);
+        chk.expect(b.tx_frames[0].size() == before + 1 && b.ref.frames[0].size() == mbefore + 1 &&
+                       b.tx_frames[0].back() == b.ref.frames[0].back(), "frame after RST -> RDY as the model's");
+        b.mem_same("after RST -> RDY (ETH_TX CQE)");
     }
     std::printf("[card] TX frame %zu bytes on port 0, RX frame %zu bytes delivered, %llu cycles\n",
                 b.tx_frames[0].empty() ? size_t(0) : b.tx_frames[0][0].size(), rf.size(),
