@@ -16,10 +16,6 @@
 // identity/status and command-queue registers), and the PHY's link ordered
 // sets (the RTL has no PCS). The firmware's own DMA (command ring,
 // QUERY_STATS results, RSS tables) goes through the card's firmware DMA port.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -34,6 +30,7 @@
 #include <vector>
 
 #include "Vkite_card.h"
+#include "card/flash.hpp"
 #include "kite/card_abi.h"
 #include "kite/crc32.hpp"
 #include "kite/ctx.hpp"
@@ -111,8 +108,6 @@ struct kite_card final : kite::fw::Hal {
         stats_written_ = {};
         write_stats(std::chrono::steady_clock::now());
         m_->final();
-        if (flash_fd_ >= 0)
-            ::close(flash_fd_);
     }
 
     uint64_t mmio_read(uint16_t fn, unsigned bar, uint64_t off, unsigned size);
@@ -235,28 +230,14 @@ private:
     bool ev_reset_ = false, ev_cmdq_ = false;
     uint32_t max_mod_usec_ = 0;
     uint64_t armed_deadline_ = NEVER;
-    std::string flash_path_;
-    int flash_fd_ = -1;
-    std::vector<uint8_t> flash_;
+    BoardFlash flash_;
     std::unique_ptr<fw::Firmware> fw_;
 };
 
 kite_card::kite_card(const kite_card_config &cfg, const kite_host_ops &ops) : cfg_(cfg), ops_(ops) {
-    if (cfg.flash_path)
-        flash_path_ = cfg.flash_path;
+    // The board's flash: persistent across card instances, as the model's.
+    flash_.open(cfg.flash_path ? cfg.flash_path : "");
     cfg_.flash_path = nullptr;
-    if (!flash_path_.empty()) {
-        // The board's flash: persistent across card instances, as the model's.
-        flash_fd_ = ::open(flash_path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        struct stat sb;
-        if (flash_fd_ >= 0 && fstat(flash_fd_, &sb) == 0 && sb.st_size < off_t(fw::FLASH_SIZE) &&
-            ftruncate(flash_fd_, fw::FLASH_SIZE) != 0) {
-            ::close(flash_fd_);
-            flash_fd_ = -1;
-        }
-    }
-    if (flash_fd_ < 0)
-        flash_.assign(fw::FLASH_SIZE, 0xff);
     vctx_ = std::make_unique<VerilatedContext>();
     m_ = std::make_unique<Vkite_card>(vctx_.get(), "kite_card");
     start_ns_ = now_ns();
@@ -1114,23 +1095,9 @@ void kite_card::port_mac(uint16_t fn, uint8_t port, uint8_t mac[6]) {
         mac[i] = uint8_t(m);
 }
 
-bool kite_card::flash_read(uint32_t off, void *buf, uint32_t len) {
-    if (uint64_t(off) + len > fw::FLASH_SIZE)
-        return false;
-    if (flash_fd_ >= 0)
-        return ::pread(flash_fd_, buf, len, off) == ssize_t(len);
-    std::memcpy(buf, flash_.data() + off, len);
-    return true;
-}
+bool kite_card::flash_read(uint32_t off, void *buf, uint32_t len) { return flash_.read(off, buf, len); }
 
-bool kite_card::flash_write(uint32_t off, const void *buf, uint32_t len) {
-    if (uint64_t(off) + len > fw::FLASH_SIZE)
-        return false;
-    if (flash_fd_ >= 0)
-        return ::pwrite(flash_fd_, buf, len, off) == ssize_t(len);
-    std::memcpy(flash_.data() + off, buf, len);
-    return true;
-}
+bool kite_card::flash_write(uint32_t off, const void *buf, uint32_t len) { return flash_.write(off, buf, len); }
 
 // ------------------------------------------------------------------ C ABI
 

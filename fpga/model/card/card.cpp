@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "card/card.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -22,19 +18,8 @@ Card::Card(const kite_card_config &cfg, const kite_host_ops &ops)
     hw_.cfg.flash_path = nullptr;
     hw_.start_ns = hw_.now();
     q_.on_qp_rq_doorbell = [this](uint32_t rqn) { roce_.rq_doorbell(rqn); };
-    if (!hw_.flash_path.empty()) {
-        flash_fd_ = ::open(hw_.flash_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        struct stat sb;
-        if (flash_fd_ >= 0 && fstat(flash_fd_, &sb) == 0 && sb.st_size < off_t(fw::FLASH_SIZE) &&
-            ftruncate(flash_fd_, fw::FLASH_SIZE) != 0) {
-            ::close(flash_fd_);
-            flash_fd_ = -1;
-        }
-        if (flash_fd_ < 0)
-            hw_.log(0, "kite: cannot open flash %s, using memory", hw_.flash_path.c_str());
-    }
-    if (flash_fd_ < 0)
-        flash_mem_.assign(fw::FLASH_SIZE, 0xff);
+    if (!flash_.open(hw_.flash_path))
+        hw_.log(0, "kite: cannot open flash %s, using memory", hw_.flash_path.c_str());
     for (unsigned p = 0; p < cfg.num_ports; p++)
         hw_.ports[p].cable = true;  // a card in a slot has its cable until told otherwise
     pcie_.init_functions();
@@ -42,10 +27,7 @@ Card::Card(const kite_card_config &cfg, const kite_host_ops &ops)
     after_entry();
 }
 
-Card::~Card() {
-    if (flash_fd_ >= 0)
-        ::close(flash_fd_);
-}
+Card::~Card() = default;
 
 void Card::after_entry() {
     // Without a bottom half the deferred work runs before returning.
@@ -286,23 +268,9 @@ void Card::set_health(uint32_t syndrome, bool fatal) {
     hw_.fatal = hw_.fatal || fatal;
 }
 
-bool Card::flash_read(uint32_t off, void *buf, uint32_t len) {
-    if (uint64_t(off) + len > fw::FLASH_SIZE)
-        return false;
-    if (flash_fd_ >= 0)
-        return ::pread(flash_fd_, buf, len, off) == ssize_t(len);
-    std::memcpy(buf, flash_mem_.data() + off, len);
-    return true;
-}
+bool Card::flash_read(uint32_t off, void *buf, uint32_t len) { return flash_.read(off, buf, len); }
 
-bool Card::flash_write(uint32_t off, const void *buf, uint32_t len) {
-    if (uint64_t(off) + len > fw::FLASH_SIZE)
-        return false;
-    if (flash_fd_ >= 0)
-        return ::pwrite(flash_fd_, buf, len, off) == ssize_t(len);
-    std::memcpy(flash_mem_.data() + off, buf, len);
-    return true;
-}
+bool Card::flash_write(uint32_t off, const void *buf, uint32_t len) { return flash_.write(off, buf, len); }
 
 }  // namespace kite::model
 

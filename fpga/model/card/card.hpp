@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "card/flash.hpp"
 #include "card/hw.hpp"
 #include "doorbell/doorbell.hpp"
 #include "kite_fw/fw.hpp"
@@ -73,8 +74,7 @@ private:
     Doorbells db_;
     Pcie pcie_;
     fw::Firmware fw_;
-    std::vector<uint8_t> flash_mem_;
-    int flash_fd_ = -1;
+    BoardFlash flash_;
     uint64_t armed_deadline_ = NEVER;
     bool in_service_ = false;
 };
