@@ -23,6 +23,7 @@ what a flattened run would report.
 
 Usage: synth_card.py FILE...   (the card's sources, as in blocks.list)
 """
+import functools
 import hashlib
 import json
 import os
@@ -51,6 +52,7 @@ def blocks():
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def yosys_version():
     return subprocess.run(["yosys", "-V"], capture_output=True, text=True, check=True).stdout
 

@@ -46,11 +46,10 @@ struct Bench {
     size_t rx_off = 0;
     std::deque<Frame> rx_sent;  // in order, awaiting output or drop
     Frame rx_cur;
-    long rx_out = 0, rx_drops = 0, rx_missing = 0, rx_beats_out = 0, rx_beats_in = 0;
+    long rx_out = 0, rx_drops = 0, rx_missing = 0;
     double rx_p_valid = 1.0, rx_p_ready = 1.0;
     double rx_gap = 0.0;  // idle MAC cycles after a frame, per beat of it
     long rx_idle = 0;
-    bool corrupt_next = false;
 
     Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {
         m.tx_s_valid_i = 0;
@@ -85,7 +84,6 @@ struct Bench {
         if (m.tx_drop_o) tx_drops++;
         if (m.rx_drop_o) rx_drops++;
         if (rx_pop) {
-            rx_beats_out++;
             append(rx_cur, m.rx_m_data_o, m.rx_m_keep_o);
             if (m.rx_m_last_o) rx_frame_done();
         }
@@ -127,7 +125,6 @@ struct Bench {
             if (m.tx_m_last_o) tx_frame_done();
         }
         if (m.rx_s_valid_i) {
-            rx_beats_in++;
             rx_off += 64;
             if (rx_off >= rx_in.front().size()) {
                 rx_idle = long(rx_gap * double((rx_in.front().size() + 63) / 64) + 0.999);
@@ -202,8 +199,6 @@ struct Bench {
     }
 };
 
-Frame rframe(tb::Rng &rng, size_t n) { return tb::rbytes(rng, n); }
-
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -234,11 +229,11 @@ int main(int argc, char **argv) {
             size_t n = tb::chance(rng, 0.8) ? tb::rnd(rng, 1, 1600) : tb::rnd(rng, 1601, 9018);
             bool is_bad = tb::chance(rng, 0.05);
             bad += is_bad;
-            b.tx_in.emplace_back(rframe(rng, n), is_bad);
-            b.rx_in.push_back(rframe(rng, tb::chance(rng, 0.8) ? tb::rnd(rng, 1, 1600) : tb::rnd(rng, 1601, 9018)));
+            b.tx_in.emplace_back(tb::rbytes(rng, n), is_bad);
+            b.rx_in.push_back(tb::rbytes(rng, tb::chance(rng, 0.8) ? tb::rnd(rng, 1, 1600) : tb::rnd(rng, 1601, 9018)));
         }
         // One frame longer than the TX FIFO (256 beats): dropped, counted, the stream goes on.
-        b.tx_in.emplace(b.tx_in.begin() + iters / 2, rframe(rng, 300 * 64), false);
+        b.tx_in.emplace(b.tx_in.begin() + iters / 2, tb::rbytes(rng, 300 * 64), false);
         b.run_until_idle();
         chk.expect(b.tx_out == iters - bad, "TX %llu:%llu ps: %ld frames out, want %ld (bad %ld)",
                    (unsigned long long)r[0], (unsigned long long)r[1], b.tx_out, iters - bad, bad);
@@ -255,7 +250,7 @@ int main(int argc, char **argv) {
     {
         Bench b(chk, rng);
         b.inject = args.inject;
-        for (int i = 0; i < 200; i++) b.tx_in.emplace_back(rframe(rng, 1514), false);
+        for (int i = 0; i < 200; i++) b.tx_in.emplace_back(tb::rbytes(rng, 1514), false);
         while (b.tx_out < 10) b.step();
         long beats0 = b.tx_beats_out, mac0 = long(b.mac_cycles), host0 = long(b.host_cycles);
         while (b.tx_out < 190) b.step();
@@ -270,7 +265,7 @@ int main(int argc, char **argv) {
         // beat per host cycle delivered, the rest dropped whole.
         b.rx_p_valid = 1.0;
         b.rx_p_ready = 1.0;
-        for (int i = 0; i < 4000; i++) b.rx_in.push_back(rframe(rng, 64));
+        for (int i = 0; i < 4000; i++) b.rx_in.push_back(tb::rbytes(rng, 64));
         long out0 = b.rx_out;
         uint64_t h0 = b.host_cycles;
         while (!b.rx_in.empty()) b.step();
