@@ -158,7 +158,7 @@ private:
     void rearm();
     void write_stats(std::chrono::steady_clock::time_point now);
     void host_rq_tlp();
-    void queue_cq_tlp(unsigned bar, uint64_t off, bool write, uint64_t val, unsigned size);
+    void queue_cq_tlp(uint16_t fn, unsigned bar, uint64_t off, bool write, uint64_t val, unsigned size);
     uint64_t bar0_read(uint32_t off, unsigned size);
     void fw_wq(bool rq, uint32_t qn, const ctx::wq_ctx &w);
     void fw_cmd(unsigned op, uint16_t qn, const uint8_t *data, size_t n);
@@ -227,6 +227,7 @@ private:
     uint32_t fw_version_ = 0, health_ = 0;
     bool fatal_ = false;
     uint16_t cmdq_ci_ = 0;
+    uint16_t num_vfs_ = 0;
     bool ev_reset_ = false, ev_cmdq_ = false;
     uint32_t max_mod_usec_ = 0;
     uint64_t armed_deadline_ = NEVER;
@@ -596,7 +597,7 @@ void kite_card::host_rq_tlp() {
     }
 }
 
-void kite_card::queue_cq_tlp(unsigned bar, uint64_t off, bool write, uint64_t val, unsigned size) {
+void kite_card::queue_cq_tlp(uint16_t fn, unsigned bar, uint64_t off, bool write, uint64_t val, unsigned size) {
     uint64_t addr = BAR_ADDR[bar] + (off & ~3ULL);
     unsigned sh = unsigned(off & 3), fbe, lbe = 0, dw = 1;
     if (size == 8) {
@@ -611,7 +612,7 @@ void kite_card::queue_cq_tlp(unsigned bar, uint64_t off, bool write, uint64_t va
     setbits(b.data(), 64, 11, dw);
     setbits(b.data(), 75, 4, write ? 1 : 0);
     setbits(b.data(), 96, 8, mmio_tag_++);
-    setbits(b.data(), 104, 8, 0);  // target function
+    setbits(b.data(), 104, 8, fn);  // target function
     setbits(b.data(), 112, 3, bar);
     setbits(b.data(), 115, 6, BAR_APER[bar]);
     if (write)
@@ -626,7 +627,7 @@ void kite_card::queue_cq_tlp(unsigned bar, uint64_t off, bool write, uint64_t va
 
 uint64_t kite_card::bar0_read(uint32_t off, unsigned size) {
     size_t before = cc_data_.size();
-    queue_cq_tlp(0, off, false, 0, size);
+    queue_cq_tlp(0, 0, off, false, 0, size);
     for (int i = 0; i < 10000 && cc_data_.size() == before; i++)
         cycle();
     if (cc_data_.size() == before) {
@@ -641,13 +642,13 @@ uint64_t kite_card::bar0_read(uint32_t off, unsigned size) {
 // ------------------------------------------------------------------ ABI
 
 uint64_t kite_card::mmio_read(uint16_t fn, unsigned bar, uint64_t off, unsigned size) {
-    if (fn != 0 || (bar != 0 && bar != 2))
-        return ~uint64_t(0) >> (64 - 8 * size);  // no VFs in the RTL: like a master abort
+    if (fn > num_vfs_ || (bar != 0 && bar != 2))
+        return ~uint64_t(0) >> (64 - 8 * size);  // no such function or BAR: like a master abort
     if (size == 8 && (off & 7))
         return ~uint64_t(0);
     sync_time();
     size_t before = cc_data_.size();
-    queue_cq_tlp(bar, off, false, 0, size);
+    queue_cq_tlp(fn, bar, off, false, 0, size);
     for (int i = 0; i < 100000 && cc_data_.size() == before; i++)
         cycle();
     if (cc_data_.size() == before) {
@@ -663,11 +664,11 @@ uint64_t kite_card::mmio_read(uint16_t fn, unsigned bar, uint64_t off, unsigned 
 }
 
 void kite_card::mmio_write(uint16_t fn, unsigned bar, uint64_t off, uint64_t val, unsigned size) {
-    if (fn != 0 || (bar != 0 && bar != 2) || (size == 8 && (off & 7)) || (size < 8 && (off & 3) + size > 4))
+    if (fn > num_vfs_ || (bar != 0 && bar != 2) || (size == 8 && (off & 7)) || (size < 8 && (off & 3) + size > 4))
         return;
     if (bar == 2 && (off & (pci::DB_PAGE_SIZE - 1)) == db::SQ)
         tx_armed_ = true;
-    queue_cq_tlp(bar, off, true, val, size);
+    queue_cq_tlp(fn, bar, off, true, val, size);
     settle();
 }
 
@@ -728,13 +729,29 @@ void kite_card::flr(uint16_t fn) {
     // The PF's function level reset: as DEV_CTRL.RESET, then the registers.
     cmdq_ci_ = 0;
     fw_->reset_function(0);
-    queue_cq_tlp(0, reg::CMDQ_LOG_SIZE, true, 0, 4);
+    queue_cq_tlp(0, 0, reg::CMDQ_LOG_SIZE, true, 0, 4);
     settle();
 }
 
+// The VFs' PCIe side as the PCIe core presents it: their BAR accesses reach
+// kite_card with their function number, and the doorbell block learns each
+// VF's pages and port (as the model's Card::set_num_vfs), so its ownership
+// rules apply to VF doorbells. What a VF needs beyond that (its BAR0
+// register file and command queue, served by the firmware) is not in the
+// RTL: a VF's BAR0 reads 0 and its driver does not bind.
 void kite_card::set_num_vfs(uint16_t n) {
+    n = uint16_t(std::min<uint32_t>({n, cfg_.max_vfs, uint32_t(pci::MAX_VFS)}));
+    for (uint16_t fn = 1; fn <= std::max(n, num_vfs_); fn++) {
+        m_->fw_fn_we_i = 1;
+        m_->fw_fn_sel_i = uint8_t(fn);
+        m_->fw_fn_db_pages_i = fn <= n ? uint16_t(pci::VF_DB_PAGES) : 0;
+        m_->fw_fn_port_i = uint8_t((fn - 1) % cfg_.num_ports) & 1;
+        cycle();
+    }
     if (n)
-        logf(1, "kite-rtl: the RTL card has no VFs (%u requested)", n);
+        logf(1, "kite-rtl: %u VFs: doorbells only (no VF register file or command queue in the RTL)", n);
+    num_vfs_ = n;
+    settle();
 }
 
 void kite_card::set_cable(unsigned port, bool plugged) {
