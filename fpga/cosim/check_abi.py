@@ -29,7 +29,7 @@ RTL_GAPS = {
     "EthRx.FlowRulesSteerBeforeRss": "ntuple flow rules (RX steering)",
     "Cmd.EnvelopeChecks": "RDMA commands answer NOT_SUPPORTED (no CAPS_RDMA on this card)",
     "Cmd.PdAndMr": "RDMA commands answer NOT_SUPPORTED (no CAPS_RDMA on this card)",
-    "Cmd.WrongOwnerFunctionIsRejected": "a VF's command queue (no VF BAR0 register file in the RTL)",
+    "Cmd.WrongOwnerPdIsRejected": "RDMA commands answer NOT_SUPPORTED (no CAPS_RDMA on this card)",
 }
 
 TESTS = ["fake_host", "test_eth", "test_cmd", "test_link"]

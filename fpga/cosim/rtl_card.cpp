@@ -46,6 +46,7 @@ using namespace kite;
 using namespace kite::spec;
 
 constexpr uint64_t NEVER = ~uint64_t(0);
+constexpr unsigned NVF = 16;              // kite_card NVF: VFs with a BAR0 register file
 constexpr unsigned QUIET = 48;            // idle cycles that end a run
 // After an SQ doorbell: a frame waits inside the card with no interface
 // activity while the gather's store-and-forward ring and the segmenter /
@@ -125,12 +126,9 @@ struct kite_card final : kite::fw::Hal {
     void ctx_read(ctx::table t, uint32_t idx, void *buf, uint32_t len) override;
     void ctx_write(ctx::table t, uint32_t idx, const void *buf, uint32_t len) override;
     void post_async(uint16_t fn, const eqe &e) override;
-    uint16_t num_functions() override { return 1; }
+    uint16_t num_functions() override { return uint16_t(1 + num_vfs_); }
     void cmdq_get(uint16_t fn, fw::cmdq_regs &r) override;
-    void cmdq_set_ci(uint16_t fn, uint16_t ci) override {
-        if (fn == 0)
-            cmdq_ci_ = ci;
-    }
+    void cmdq_set_ci(uint16_t fn, uint16_t ci) override;
     void port_stats(uint8_t port, spec::port_stats &out, bool clear) override;
     uint8_t port_link_up(uint8_t port) override { return port < cfg_.num_ports && phy_[port].link_up; }
     uint8_t num_ports() override { return uint8_t(cfg_.num_ports); }
@@ -163,6 +161,7 @@ private:
     void fw_wq(bool rq, uint32_t qn, const ctx::wq_ctx &w);
     void fw_cmd(unsigned op, uint16_t qn, const uint8_t *data, size_t n);
     void fw_rss(unsigned addr, uint32_t v);
+    void fw_func(uint16_t fn);
     void phy_update(unsigned port);
     // A pulse on the MAC statistics input (counted by kite_stats); a second
     // event of the same kind in one cycle waits a cycle.
@@ -226,9 +225,9 @@ private:
     std::vector<ctx::gid_ctx> gid_ = std::vector<ctx::gid_ctx>(ctx::NUM_GID);
     uint32_t fw_version_ = 0, health_ = 0;
     bool fatal_ = false;
-    uint16_t cmdq_ci_ = 0;
     uint16_t num_vfs_ = 0;
-    bool ev_reset_ = false, ev_cmdq_ = false;
+    uint32_t ev_reset_ = 0;  // functions whose DEV_CTRL.RESET awaits the firmware
+    bool ev_cmdq_ = false;
     uint32_t max_mod_usec_ = 0;
     uint64_t armed_deadline_ = NEVER;
     BoardFlash flash_;
@@ -332,7 +331,6 @@ void kite_card::cycle() {
         rxv |= 1u << p;
     }
     m.rx_tvalid_i = rxv;
-    m.cmdq_ci_i = cmdq_ci_;
     m.fw_version_i = fw_version_;
     m.health_syndrome_i = health_;
     m.now_us_i = now_us_;
@@ -418,12 +416,9 @@ void kite_card::cycle() {
     }
     if (m.msix_valid_o)
         ops_.msix(ops_.opaque, kite_fn_t(m.msix_fn_o), uint16_t(m.msix_vector_o));
-    if (m.reset_req_o)
-        ev_reset_ = true;
-    if (m.cmdq_enable_o) {
-        cmdq_ci_ = 0;
+    ev_reset_ |= m.reset_req_o;
+    if (m.cmdq_enable_o)
         ev_cmdq_ = true;
-    }
     if (m.cmdq_db_o)
         ev_cmdq_ = true;
     if (m.rq_err_o && m.rq_err_qn_o < rq_.size())
@@ -438,6 +433,7 @@ void kite_card::cycle() {
     m.fw_rss_we_i = 0;
     m.tick_i = 0;
     m.reset_done_i = 0;
+    m.cmdq_ci_we_i = 0;
 }
 
 // The card's microsecond clock follows the host's; the design is clocked
@@ -478,13 +474,17 @@ void kite_card::settle() {
     for (int i = 0; i < 1000; i++) {
         run();
         if (ev_reset_) {
-            ev_reset_ = false;
-            cmdq_ci_ = 0;
-            fw_->reset_function(0);
-            fatal_ = false;
-            health_ = health_syndrome::OK;
-            m_->dev_status_i = reg::DEV_STATUS_READY;
-            m_->reset_done_i = 1;
+            uint32_t fns = ev_reset_;
+            ev_reset_ = 0;
+            for (uint16_t fn = 0; fn <= num_vfs_; fn++)
+                if (fns >> fn & 1)
+                    fw_->reset_function(fn);
+            if (fns & 1) {
+                fatal_ = false;
+                health_ = health_syndrome::OK;
+                m_->dev_status_i = reg::DEV_STATUS_READY;
+            }
+            m_->reset_done_i = fns;
             continue;
         }
         if (ev_cmdq_) {
@@ -724,33 +724,50 @@ void kite_card::timer() {
 void kite_card::service() { settle(); }
 
 void kite_card::flr(uint16_t fn) {
-    if (fn != 0)
+    if (fn > num_vfs_)
         return;
-    // The PF's function level reset: as DEV_CTRL.RESET, then the registers.
-    cmdq_ci_ = 0;
-    fw_->reset_function(0);
-    queue_cq_tlp(0, 0, reg::CMDQ_LOG_SIZE, true, 0, 4);
+    // A function level reset: as DEV_CTRL.RESET, then the ring registers.
+    fw_->reset_function(fn);
+    queue_cq_tlp(fn, 0, reg::CMDQ_LOG_SIZE, true, 0, 4);
     settle();
 }
 
-// The VFs' PCIe side as the PCIe core presents it: their BAR accesses reach
-// kite_card with their function number, and the doorbell block learns each
-// VF's pages and port (as the model's Card::set_num_vfs), so its ownership
-// rules apply to VF doorbells. What a VF needs beyond that (its BAR0
-// register file and command queue, served by the firmware) is not in the
-// RTL: a VF's BAR0 reads 0 and its driver does not bind.
+// The function table entry of fn (doorbell pages, port, async EQ) from the
+// firmware's view of it.
+void kite_card::fw_func(uint16_t fn) {
+    const ctx::func_ctx &f = func_[fn];
+    m_->fw_fn_we_i = 1;
+    m_->fw_fn_sel_i = uint8_t(fn);
+    m_->fw_fn_db_pages_i = f.enabled ? f.db_pages : 0;
+    m_->fw_fn_port_i = f.port & 1;
+    cycle();
+    uint8_t d[2] = {uint8_t(f.async_eqn), uint8_t(f.async_eqn >> 8)};
+    fw_cmd(7, fn, d, 2);  // FN_CTX
+}
+
+// VF enable, as the model's Card::set_num_vfs: each VF gets its function
+// table entry (its port, its doorbell pages and MSI-X vectors) and a reset;
+// VFs going away are reset and forgotten. Their BAR accesses reach the RTL
+// with their function number (each has its BAR0 register file there); DMA
+// requests of this RTL carry function 0.
 void kite_card::set_num_vfs(uint16_t n) {
-    n = uint16_t(std::min<uint32_t>({n, cfg_.max_vfs, uint32_t(pci::MAX_VFS)}));
-    for (uint16_t fn = 1; fn <= std::max(n, num_vfs_); fn++) {
-        m_->fw_fn_we_i = 1;
-        m_->fw_fn_sel_i = uint8_t(fn);
-        m_->fw_fn_db_pages_i = fn <= n ? uint16_t(pci::VF_DB_PAGES) : 0;
-        m_->fw_fn_port_i = uint8_t((fn - 1) % cfg_.num_ports) & 1;
-        cycle();
+    n = uint16_t(std::min<uint32_t>({n, cfg_.max_vfs, uint32_t(NVF)}));
+    for (uint16_t fn = 1; fn <= num_vfs_; fn++) {
+        flr(fn);
+        func_[fn] = ctx::func_ctx{};
+        fw_func(fn);
     }
-    if (n)
-        logf(1, "kite-rtl: %u VFs: doorbells only (no VF register file or command queue in the RTL)", n);
     num_vfs_ = n;
+    for (uint16_t fn = 1; fn <= n; fn++) {
+        ctx::func_ctx &f = func_[fn];
+        f.enabled = 1;
+        f.port = uint8_t((fn - 1) % cfg_.num_ports);
+        f.num_ports = 1;
+        f.msix_vectors = uint16_t(pci::VF_MSIX_VECTORS);
+        f.db_pages = uint16_t(pci::VF_DB_PAGES);
+        fw_func(fn);
+        flr(fn);
+    }
     settle();
 }
 
@@ -895,16 +912,8 @@ void kite_card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t
     switch (t) {
     case ctx::table::FUNC:
         ok = ctx_copy(func_, idx, buf, len, true);
-        if (ok && idx == 0) {
-            const ctx::func_ctx &f = func_[0];
-            m_->fw_fn_we_i = 1;
-            m_->fw_fn_sel_i = 0;
-            m_->fw_fn_db_pages_i = f.enabled ? f.db_pages : 0;
-            m_->fw_fn_port_i = f.port & 1;
-            cycle();
-            uint8_t d[2] = {uint8_t(f.async_eqn), uint8_t(f.async_eqn >> 8)};
-            fw_cmd(7, 0, d, 2);  // FN_CTX
-        }
+        if (ok && idx <= NVF)
+            fw_func(uint16_t(idx));
         break;
     case ctx::table::EQ:
         ok = ctx_copy(eq_, idx, buf, len, true);
@@ -1005,15 +1014,27 @@ void kite_card::post_async(uint16_t fn, const eqe &e) {
     fw_cmd(3, fn, d, sizeof(d));  // EVENT
 }
 
+// The soft CPU's window onto the functions' ring registers: select, read.
 void kite_card::cmdq_get(uint16_t fn, fw::cmdq_regs &r) {
     r = fw::cmdq_regs{};
-    if (fn != 0)
+    if (fn > num_vfs_)
         return;
-    const Vkite_card &m = *m_;
+    Vkite_card &m = *m_;
+    m.cmdq_sel_i = uint8_t(fn);
+    m.eval();
     r.base = m.cmdq_base_o;
-    r.log_size = m.cmdq_enable_o || m.cmdq_log_size_o ? uint8_t(m.cmdq_log_size_o) : 0;
+    r.log_size = uint8_t(m.cmdq_log_size_o);
     r.pi = uint16_t(m.cmdq_pi_o);
-    r.ci = cmdq_ci_;
+    r.ci = uint16_t(m.cmdq_ci_o);
+}
+
+void kite_card::cmdq_set_ci(uint16_t fn, uint16_t ci) {
+    if (fn > num_vfs_)
+        return;
+    m_->cmdq_sel_i = uint8_t(fn);
+    m_->cmdq_ci_i = ci;
+    m_->cmdq_ci_we_i = 1;
+    cycle();
 }
 
 // The firmware's DMA goes through the card's firmware DMA port (function 0,

@@ -347,7 +347,6 @@ TEST_F(Cmd, PdAndMr) {
 
 TEST_F(Cmd, WrongOwnerFunctionIsRejected) {
     d.bring_up();
-    Res pd = d.cmd(cmd_opcode::ALLOC_PD);
     h.abi->set_num_vfs(h.card, 1);
     Driver vf{h, 1};
     vf.reset_and_init();
@@ -356,7 +355,6 @@ TEST_F(Cmd, WrongOwnerFunctionIsRejected) {
     EXPECT_CMD(vf.cmd(cmd_opcode::DESTROY_CQ, obj_in{d.cq.id, 0}), WRONG_OWNER, CQ_OWNER);
     EXPECT_CMD(vf.cmd(cmd_opcode::DESTROY_SQ, obj_in{d.sq.id, 0}), WRONG_OWNER, WQ_OWNER);
     EXPECT_CMD(vf.modify_wq(true, d.rq.id, wq_state::RST), WRONG_OWNER, WQ_OWNER);
-    EXPECT_CMD(vf.cmd(cmd_opcode::DEALLOC_PD, obj_in{pd.id(), 0}), WRONG_OWNER, PD_OWNER);
     EXPECT_CMD(vf.create_cq(vf.cq, 4, d.eq.id), WRONG_OWNER, EQ_OWNER);
     EXPECT_CMD(vf.create_eq(vf.eq, 4, 8, true), BAD_PARAM, EQ_VECTOR);
     ASSERT_EQ(vf.create_eq(vf.eq, 4, 0, true).status, st::OK);  // its own vector 0
@@ -374,6 +372,18 @@ TEST_F(Cmd, WrongOwnerFunctionIsRejected) {
     EXPECT_EQ(d.cmd(cmd_opcode::QUERY_SQ, obj_in{d.sq.id, 0}).status, st::OK);
     h.abi->set_num_vfs(h.card, 0);
     EXPECT_EQ(h.r32(reg::MAGIC, 1), 0xffffffffu);
+}
+
+// The RDMA objects of a function: a VF cannot free the PF's PD.
+TEST_F(Cmd, WrongOwnerPdIsRejected) {
+    d.bring_up();
+    Res pd = d.cmd(cmd_opcode::ALLOC_PD);
+    ASSERT_EQ(pd.status, st::OK);
+    h.abi->set_num_vfs(h.card, 1);
+    Driver vf{h, 1};
+    vf.reset_and_init();
+    EXPECT_CMD(vf.cmd(cmd_opcode::DEALLOC_PD, obj_in{pd.id(), 0}), WRONG_OWNER, PD_OWNER);
+    EXPECT_EQ(d.cmd(cmd_opcode::DEALLOC_PD, obj_in{pd.id(), 0}).status, st::OK);
 }
 
 namespace {

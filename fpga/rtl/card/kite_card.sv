@@ -29,7 +29,9 @@
 module kite_card #(
   parameter int unsigned NQ    = 512,
   parameter int unsigned FN_W  = 5,
-  parameter int unsigned NPORT = 2
+  parameter int unsigned NPORT = 2,
+  // VFs with a BAR0 register file (functions 1..NVF; the PF is function 0).
+  parameter int unsigned NVF   = 16
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,
@@ -110,21 +112,28 @@ module kite_card #(
   input  logic [31:0]               now_us_i,
   input  logic                      tick_i,
 
-  // BAR0 identity / status from the firmware, command queue to it.
+  // BAR0 identity / status from the firmware, command queues to it. Each
+  // function (PF 0, VFs 1..NVF) has its own register file: reset requests,
+  // ring enables and PI doorbells are a bit per function; cmdq_sel_i picks
+  // the function whose ring registers cmdq_*_o show and whose CI
+  // cmdq_ci_we_i writes (the soft CPU's window onto them).
   input  logic [31:0]               fw_version_i,
   input  logic [63:0]               serial_i,
-  input  logic [31:0]               func_info_i,
+  input  logic [31:0]               func_info_i,      // the PF's
   input  logic [2:0]                dev_status_i,
   input  logic [31:0]               health_syndrome_i,
   input  logic [31:0]               heartbeat_i,
+  input  logic [FN_W-1:0]           cmdq_sel_i,
+  input  logic                      cmdq_ci_we_i,
   input  logic [15:0]               cmdq_ci_i,
-  input  logic                      reset_done_i,
-  output logic                      reset_req_o,
+  input  logic [NVF:0]              reset_done_i,
+  output logic [NVF:0]              reset_req_o,
+  output logic [NVF:0]              cmdq_enable_o,
+  output logic [NVF:0]              cmdq_db_o,
   output logic [63:0]               cmdq_base_o,
   output logic [3:0]                cmdq_log_size_o,
-  output logic                      cmdq_enable_o,
   output logic [15:0]               cmdq_pi_o,
-  output logic                      cmdq_db_o,
+  output logic [15:0]               cmdq_ci_o,
 
   // Firmware DMA (the soft CPU's engine, lowest priority): reads answer in
   // address lanes with keep, the last beat carries the request's error;
@@ -254,7 +263,7 @@ module kite_card #(
   logic         reg_req_valid, reg_rsp_valid;
   logic [15:0]  reg_req_addr;
   logic [31:0]  reg_req_wdata, reg_rdata;
-  logic [4:0]   regs_stats_addr;
+  logic [13:0]  regs_stats_addr;
   logic         st_rd_valid, st_rd_ready, st_rd_vo, st_rd_err;
   logic [13:0]  st_rd_idx;
   logic [63:0]  st_rd_data;
@@ -273,7 +282,7 @@ module kite_card #(
   logic         st_busy_q, st_fw_q, st_bar_req, st_go, st_rd_clear;
   assign st_bar_req    = ms_q == M_STAT;
   assign st_rd_valid   = !st_busy_q && (st_bar_req || fw_st_valid_i);
-  assign st_rd_idx     = st_bar_req ? 14'(regs_stats_addr) : fw_st_idx_i;   // BAR0: the PF's port 0
+  assign st_rd_idx     = st_bar_req ? regs_stats_addr : fw_st_idx_i;   // BAR0: the function's port
   assign st_rd_clear   = !st_bar_req && fw_st_clear_i;
   assign st_go         = st_rd_valid && st_rd_ready;
   assign fw_st_ready_o = st_go && !st_bar_req;
@@ -339,16 +348,66 @@ module kite_card #(
     end
   end
 
-  kite_regs u_regs (
-    .clk_i, .rst_ni,
-    .req_valid_i(reg_req_valid && m_func == 8'd0), .req_write_i(m_write),
-    .req_addr_i(reg_req_addr), .req_wdata_i(reg_req_wdata),
-    .rsp_valid_o(reg_rsp_valid), .rsp_rdata_o(reg_rdata),
-    .fw_version_i, .serial_i, .func_info_i, .dev_status_i, .health_syndrome_i, .heartbeat_i,
-    .cmdq_ci_i, .reset_done_i, .reset_req_o, .cmdq_base_o, .cmdq_log_size_o, .cmdq_enable_o,
-    .cmdq_pi_o, .cmdq_db_o,
-    .stats_addr_o(regs_stats_addr), .stats_data_i(stat_q)
-  );
+  // One register file per function. A VF's FUNC_INFO comes from the
+  // function table (its port, one port), as the model's; its STATS window
+  // shows its port's counters. Accesses of functions beyond NVF read 0.
+  localparam int unsigned NREG = NVF + 1;
+  logic [NREG-1:0]    rf_rsp_valid;
+  logic [NREG*32-1:0] rf_rdata;
+  logic [NREG*5-1:0]  rf_stats_addr;
+  logic [NREG*64-1:0] rf_base;
+  logic [NREG*4-1:0]  rf_log_size;
+  logic [NREG*16-1:0] rf_pi;
+  logic [15:0]        rf_ci_q [NREG];
+  logic [PW-1:0]      fn_port_q [NREG];
+  logic               m_fn_ok;
+  logic [PW-1:0]      m_port;
+  assign m_fn_ok = 32'(m_func) < NREG;
+  assign m_port  = m_fn_ok ? fn_port_q[m_func[$clog2(NREG)-1:0]] : '0;
+
+  for (genvar f = 0; f < NREG; f++) begin : g_regs
+    logic [31:0] f_info;
+    assign f_info = f == 0 ? func_info_i :
+                    {1'b1, 7'd0, 4'd1, 4'(fn_port_q[f]), 16'(f)};   // IS_VF, NUM_PORTS, PORT, FN
+    kite_regs #(
+      .DB_PAGES (f == 0 ? 32'd256 : 32'(kite_pkg::VF_DB_PAGES)),
+      .MSIX_VECS(f == 0 ? 32'd64 : 32'(kite_pkg::VF_MSIX_VECTORS))
+    ) u_regs (
+      .clk_i, .rst_ni,
+      .req_valid_i(reg_req_valid && 32'(m_func) == f), .req_write_i(m_write),
+      .req_addr_i(reg_req_addr), .req_wdata_i(reg_req_wdata),
+      .rsp_valid_o(rf_rsp_valid[f]), .rsp_rdata_o(rf_rdata[f*32 +: 32]),
+      .fw_version_i, .serial_i, .func_info_i(f_info), .dev_status_i, .health_syndrome_i, .heartbeat_i,
+      .cmdq_ci_i(rf_ci_q[f]), .reset_done_i(reset_done_i[f]), .reset_req_o(reset_req_o[f]),
+      .cmdq_base_o(rf_base[f*64 +: 64]), .cmdq_log_size_o(rf_log_size[f*4 +: 4]),
+      .cmdq_enable_o(cmdq_enable_o[f]), .cmdq_pi_o(rf_pi[f*16 +: 16]), .cmdq_db_o(cmdq_db_o[f]),
+      .stats_addr_o(rf_stats_addr[f*5 +: 5]), .stats_data_i(stat_q)
+    );
+
+    // CI: written by the soft CPU, zero when the ring is (re)enabled or reset.
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) rf_ci_q[f] <= '0;
+      else if (cmdq_enable_o[f] || reset_req_o[f]) rf_ci_q[f] <= '0;
+      else if (cmdq_ci_we_i && 32'(cmdq_sel_i) == f) rf_ci_q[f] <= cmdq_ci_i;
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) fn_port_q[f] <= '0;
+      else if (fw_fn_we_i && 32'(fw_fn_sel_i) == f) fn_port_q[f] <= fw_fn_port_i;
+    end
+  end
+
+  logic [$clog2(NREG)-1:0] m_rf, c_rf;
+  logic                    c_ok;
+  assign m_rf            = m_fn_ok ? m_func[$clog2(NREG)-1:0] : '0;
+  assign reg_rsp_valid   = |rf_rsp_valid;
+  assign reg_rdata       = m_fn_ok ? rf_rdata[32'(m_rf)*32 +: 32] : 32'd0;
+  assign regs_stats_addr = 14'(32'(m_port) * 32) + 14'(rf_stats_addr[32'(m_rf)*5 +: 5]);
+  assign c_ok            = 32'(cmdq_sel_i) < NREG;
+  assign c_rf            = c_ok ? cmdq_sel_i[$clog2(NREG)-1:0] : '0;
+  assign cmdq_base_o     = c_ok ? rf_base[32'(c_rf)*64 +: 64] : '0;
+  assign cmdq_log_size_o = c_ok ? rf_log_size[32'(c_rf)*4 +: 4] : '0;
+  assign cmdq_pi_o       = c_ok ? rf_pi[32'(c_rf)*16 +: 16] : '0;
+  assign cmdq_ci_o       = c_ok ? rf_ci_q[c_rf] : '0;
 
   // ============================================================== queues
   logic                acc_valid, acc_rq;

@@ -221,7 +221,7 @@ struct Bench {
         }
     }
 
-    void mmio(unsigned bar, uint32_t off, bool write, uint32_t data, unsigned fbe = 0xf) {
+    void mmio(unsigned bar, uint32_t off, bool write, uint32_t data, unsigned fbe = 0xf, unsigned fn = 0) {
         uint64_t addr = 0x00003c0000000000ULL + uint64_t(bar) * 0x10000000ULL + off;
         unsigned aper = bar == 0 ? 16 : 20;
         std::vector<uint8_t> b(16 + (write ? 4 : 0));
@@ -229,6 +229,7 @@ struct Bench {
         setbits(b.data(), 64, 11, 1);
         setbits(b.data(), 75, 4, write ? 1 : 0);
         setbits(b.data(), 96, 8, mmio_tag++);
+        setbits(b.data(), 104, 8, fn);  // target function
         setbits(b.data(), 112, 3, bar);
         setbits(b.data(), 115, 6, aper);
         if (write) std::memcpy(&b[16], &data, 4);
@@ -410,9 +411,9 @@ struct Bench {
         both(SQB + 64 * (index & 15u), w, 64);
     }
 
-    uint64_t bar0_read(uint32_t off) {
+    uint64_t bar0_read(uint32_t off, unsigned fn = 0) {
         size_t before = cc_data.size();
-        mmio(0, off, false, 0);
+        mmio(0, off, false, 0, 0xf, fn);
         for (int i = 0; i < 2000 && cc_data.size() == before; i++) step();
         if (!chk.expect(cc_data.size() > before, "BAR0 read 0x%x answered", off)) return ~0ull;
         return cc_data.back() & 0xffffffffu;
@@ -520,6 +521,46 @@ int main(int argc, char **argv) {
                "port 0 tx_packets %llu tx_bytes %llu, model %llu %llu", (unsigned long long)txp,
                (unsigned long long)txb, (unsigned long long)b.ref.hw.ports[0].stats.tx_packets,
                (unsigned long long)b.ref.hw.ports[0].stats.tx_bytes);
+    // 3b. A VF's register file: VF 2 on port 1, its table entry as the
+    // model's Card::set_num_vfs writes it; its STATS window is its port's.
+    {
+        b.m.fw_fn_we_i = 1;
+        b.m.fw_fn_sel_i = 2;
+        b.m.fw_fn_db_pages_i = uint16_t(spec::pci::VF_DB_PAGES);
+        b.m.fw_fn_port_i = 1;
+        b.step();
+        ctx::func_ctx &vf = b.ref.hw.func[2];
+        vf.enabled = 1;
+        vf.port = 1;
+        vf.num_ports = 1;
+        vf.msix_vectors = uint16_t(spec::pci::VF_MSIX_VECTORS);
+        vf.db_pages = uint16_t(spec::pci::VF_DB_PAGES);
+        namespace r = spec::reg;
+        auto field = [](uint32_t mask, uint32_t v) { return v * (mask & (~mask + 1)); };  // v at mask's place
+        uint32_t info = field(r::FUNC_INFO_FN, 2) | field(r::FUNC_INFO_PORT, vf.port) |
+                        field(r::FUNC_INFO_NUM_PORTS, vf.num_ports) | r::FUNC_INFO_IS_VF;
+        uint64_t got = b.bar0_read(uint32_t(r::FUNC_INFO), 2);
+        chk.expect(got == info, "VF 2 FUNC_INFO 0x%llx, expected 0x%x", (unsigned long long)got, info);
+        got = b.bar0_read(uint32_t(r::DB_PAGES), 2);
+        chk.expect(got == vf.db_pages, "VF 2 DB_PAGES %llu", (unsigned long long)got);
+        got = b.bar0_read(uint32_t(r::MSIX_VECTORS), 2);
+        chk.expect(got == vf.msix_vectors, "VF 2 MSIX_VECTORS %llu", (unsigned long long)got);
+        got = b.bar0_read(uint32_t(r::STATS_BASE), 2);
+        chk.expect(got == b.ref.hw.ports[1].stats.rx_packets, "VF 2 STATS rx_packets %llu (port 1's), model %llu",
+                   (unsigned long long)got, (unsigned long long)b.ref.hw.ports[1].stats.rx_packets);
+        got = b.bar0_read(uint32_t(r::STATS_BASE), 0);
+        chk.expect(got == b.ref.hw.ports[0].stats.rx_packets, "PF STATS rx_packets %llu (port 0's)",
+                   (unsigned long long)got);
+        // The ring registers of each function are its own.
+        b.mmio(0, uint32_t(r::SCRATCH), true, 0x5a5a0002u, 0xf, 2);
+        got = b.bar0_read(uint32_t(r::SCRATCH), 0);
+        chk.expect(got != 0x5a5a0002u, "a VF's SCRATCH write leaves the PF's alone");
+        got = b.bar0_read(uint32_t(r::SCRATCH), 2);
+        chk.expect(got == 0x5a5a0002u, "VF 2 SCRATCH 0x%llx", (unsigned long long)got);
+        // A function beyond the card's VFs has no registers.
+        got = b.bar0_read(uint32_t(r::MAGIC), 20);
+        chk.expect(got == 0, "function 20 MAGIC 0x%llx", (unsigned long long)got);
+    }
     // 4. MAC statistics pulses: the model's MAC verdicts on the same frames.
     {
         std::vector<uint8_t> runt = tb::rbytes(rng, 40);
