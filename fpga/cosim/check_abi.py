@@ -25,7 +25,6 @@ OUT = os.path.join(ROOT, "build", "cosim")
 RTL_GAPS = {
     "Eth.RxDropsAreCounted": "RX MAC/VLAN filters and RX multicast/broadcast counts",
     "Eth.DoorbellsForForeignOrIdleQueuesAreDropped": "a VF's doorbell (the RTL card has the PF only)",
-    "EthRx.VlanStripAndFcsKeep": "RX_FCS (the MAC strips the FCS before the card's RX port)",
     "EthRx.PauseBackPressure": "PAUSE back-pressure on an empty ring",
     "EthRx.FlowRulesSteerBeforeRss": "ntuple flow rules (RX steering)",
     "Cmd.EnvelopeChecks": "RDMA commands answer NOT_SUPPORTED (no CAPS_RDMA on this card)",
