@@ -723,17 +723,18 @@ int main(int argc, char **argv) {
         b.fw_wq(true, 2, rq2);
         rq2.state = spec::wq_state::RDY;
         b.fw_wq(true, 2, rq2);
-        for (unsigned k = 0; k < NF; k++) {
+        // RQ 1 takes at most port 1's NF frames, RQ 2 up to all 2 NF.
+        for (unsigned k = 0; k < 2 * NF; k++) {
             uint8_t w[16]{};
             uint32_t len = 2048;
-            uint64_t a1 = RXB2 + 0x1000 * k, a2 = RXB2 + 0x8000 + 0x1000 * k;
+            uint64_t a1 = RXB2 + 0x800 * k, a2 = RXB2 + 0x8000 + 0x800 * k;
             std::memcpy(w, &a1, 8); std::memcpy(w + 8, &len, 4);
-            b.both(RQB + 16 * ((rq.pi + k) & 15), w, 16);
+            if (k < NF) b.both(RQB + 16 * ((rq.pi + k) & 15), w, 16);
             std::memcpy(w, &a2, 8);
             b.both(RQB2 + 16 * k, w, 16);
         }
         rq.pi = uint16_t(rq.pi + NF);
-        rq2.pi = NF;
+        rq2.pi = 2 * NF;
         b.mmio(2, uint32_t(spec::db::RQ), true, (1u << 16) | rq.pi);
         b.mmio(2, uint32_t(spec::db::RQ), true, (2u << 16) | rq2.pi);
         ctx::rss_ctx r0{}, r1{};
