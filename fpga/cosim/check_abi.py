@@ -24,7 +24,6 @@ OUT = os.path.join(ROOT, "build", "cosim")
 # Scenario -> why the RTL card does not pass it (yet).
 RTL_GAPS = {
     "Eth.RxDropsAreCounted": "RX MAC/VLAN filters and RX multicast/broadcast counts",
-    "EthRx.VlanStripAndFcsKeep": "RX_FCS (the MAC strips the FCS before the card's RX port)",
     "EthRx.PauseBackPressure": "PAUSE back-pressure on an empty ring",
     "EthRx.FlowRulesSteerBeforeRss": "ntuple flow rules (RX steering)",
     "Cmd.EnvelopeChecks": "RDMA commands answer NOT_SUPPORTED (no CAPS_RDMA on this card)",

@@ -160,7 +160,7 @@ private:
     uint64_t bar0_read(uint32_t off, unsigned size);
     void fw_wq(bool rq, uint32_t qn, const ctx::wq_ctx &w);
     void fw_cmd(unsigned op, uint16_t qn, const uint8_t *data, size_t n);
-    void fw_rss(unsigned addr, uint32_t v);
+    void fw_rss(unsigned ctx, unsigned addr, uint32_t v);
     void fw_func(uint16_t fn);
     void phy_update(unsigned port);
     // A pulse on the MAC statistics input (counted by kite_stats); a second
@@ -695,7 +695,8 @@ int kite_card::frame_in(unsigned port, const void *frame, size_t len) {
     if (!ph.link_up)
         return 1;  // the PHY has no link: nothing is received
     // The MAC drops runts, frames over its maximum (the port's MTU) and bad
-    // FCSs, counts them, and strips the FCS before kite_card's RX port.
+    // FCSs and counts them; good frames reach kite_card's RX port with their
+    // FCS (CMAC ctl_rx_delete_fcs = 0: RQs with RX_FCS get it).
     if (len < limits::MIN_FRAME)
         mac_event(port, MAC_RX_RUNT);
     else if (len > size_t(port_[port].mtu) + 14 + 4 + limits::FCS_LEN)
@@ -703,7 +704,7 @@ int kite_card::frame_in(unsigned port, const void *frame, size_t len) {
     else if (!fcs_ok(f, len))
         mac_event(port, MAC_RX_BAD_FCS);
     else
-        rx_q_[port].emplace_back(f, f + len - limits::FCS_LEN);
+        rx_q_[port].emplace_back(f, f + len);
     settle();
     return 1;
 }
@@ -862,8 +863,9 @@ void kite_card::fw_cmd(unsigned op, uint16_t qn, const uint8_t *data, size_t n) 
     m.fw_cq_valid_i = 0;
 }
 
-void kite_card::fw_rss(unsigned addr, uint32_t v) {
+void kite_card::fw_rss(unsigned ctx, unsigned addr, uint32_t v) {
     m_->fw_rss_we_i = 1;
+    m_->fw_rss_ctx_i = uint8_t(ctx);
     m_->fw_rss_addr_i = uint16_t(addr);
     m_->fw_rss_wdata_i = v;
     cycle();
@@ -974,21 +976,22 @@ void kite_card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t
     }
     case ctx::table::RSS:
         ok = ctx_copy(rss_, idx, buf, len, true);
-        // kite_rss holds one table: the PF's default context of each port
-        // (the last written wins with two ports). Its queue is
-        // table[hash mod 256]: the model's table[hash mod table_size] with
-        // the table repeated, since sizes are powers of two.
-        if (ok && idx < cfg_.num_ports * limits::MAX_RSS_CTX && idx % limits::MAX_RSS_CTX == 0 &&
-            idx == ctx::rss_index(0, idx / limits::MAX_RSS_CTX, 0)) {
+        // kite_rss holds the PF's contexts of each port, context
+        // {port, ctx} = rss_index(0, port, ctx). An invalid one hashes
+        // nothing and steers to RQ 0, which is never valid: rx_no_buffer,
+        // as the model's !rc.valid.
+        if (ok && idx < cfg_.num_ports * limits::MAX_RSS_CTX) {
             const ctx::rss_ctx &r = rss_[idx];
+            const bool use = r.valid && r.table_size && r.table_size <= 256 && !(r.table_size & (r.table_size - 1));
             for (unsigned a = 0; a < 10; a++) {
                 uint32_t v;
                 std::memcpy(&v, r.key + 4 * a, 4);
-                fw_rss(a, v);
+                fw_rss(idx, a, v);
             }
-            fw_rss(16, r.valid ? r.hash_fields : 0);
-            for (unsigned i = 0; i < 256; i++)
-                fw_rss(256 + i, r.valid && r.table_size ? r.table[i % r.table_size] : 0);  // RQ 0: dropped
+            fw_rss(idx, 16, use ? r.hash_fields : 0);
+            fw_rss(idx, 17, use ? r.table_size : 1);
+            for (unsigned i = 0; i < (use ? r.table_size : 1u); i++)
+                fw_rss(idx, 256 + i, use ? r.table[i] : 0);
         }
         break;
     case ctx::table::FILTER: ok = ctx_copy(filter_, idx, buf, len, true); break;

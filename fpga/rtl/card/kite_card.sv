@@ -10,8 +10,10 @@
 //   TX         doorbell -> queue manager -> WQE fetch (DMA read) -> per port:
 //              kite_card_txg gather (DMA read) -> kite_txp_lso -> kite_card_fcs
 //              (pad, FCS by kite_mac_crc32) -> MAC TX; ETH_TX CQE
-//   RX         MAC RX (frame-level round robin of the two ports) -> kite_rxp
-//              -> kite_rss -> kite_rx_dma (DMA writes) -> RX CQE
+//   RX         MAC RX (frames with FCS; frame-level round robin of the two
+//              ports) -> kite_card_rxfcs (FCS off) -> kite_rxp -> kite_rss
+//              ({port, context} per frame) -> kite_rx_dma (frame buffer with
+//              FCS beside the parser; DMA writes) -> RX CQE
 //   CQ/EQ      one ordered command stream into kite_cq (firmware, CQ/EQ
 //              doorbells, queue manager completions, RX and TX CQEs); its
 //              CQE/EQE writes share the DMA write client with RX data; MSI-X
@@ -82,7 +84,8 @@ module kite_card #(
   input  logic [NPORT*64-1:0]       rx_tkeep_i,
   input  logic [NPORT-1:0]          rx_tlast_i,
 
-  // Firmware: function table, SQ/RQ contexts, CQ/EQ commands, RSS table.
+  // Firmware: function table, SQ/RQ contexts, CQ/EQ commands, RSS contexts
+  // (fw_rss_ctx_i = {port, context within the port}).
   input  logic                      fw_fn_we_i,
   input  logic [FN_W-1:0]           fw_fn_sel_i,
   input  logic [8:0]                fw_fn_db_pages_i,
@@ -107,6 +110,7 @@ module kite_card #(
   input  logic [15:0]               fw_cq_qn_i,
   input  logic [255:0]              fw_cq_data_i,
   input  logic                      fw_rss_we_i,
+  input  logic [$clog2(NPORT)+3:0]  fw_rss_ctx_i,
   input  logic [8:0]                fw_rss_addr_i,
   input  logic [31:0]               fw_rss_wdata_i,
   input  logic [31:0]               now_us_i,
@@ -574,7 +578,7 @@ module kite_card #(
   // its last beat).
   logic          rx_lock_q;
   logic [PW-1:0] rx_sel_q, rx_sel;
-  logic          in_valid, in_ready, in_last, rxp_ready, dma_s_ready;
+  logic          in_valid, in_ready, in_last, fcs_ready, dma_s_ready;
   logic [511:0]  in_data;
   logic [63:0]   in_keep;
   always_comb begin
@@ -588,15 +592,16 @@ module kite_card #(
   assign in_data  = rx_tdata_i[rx_sel*512 +: 512];
   assign in_keep  = rx_tkeep_i[rx_sel*64 +: 64];
   assign in_last  = rx_tlast_i[rx_sel];
-  assign in_ready = rxp_ready && dma_s_ready;
+  assign in_ready = fcs_ready && dma_s_ready;
   always_comb begin
     rx_tready_o = '0;
     rx_tready_o[rx_sel] = in_ready;
   end
 
-  // Port of each frame, for the counters.
+  // Port of each frame, for the counters and RSS (read as its parse record
+  // leaves kite_rxp: rxport_rss_q).
   logic [PW-1:0] rxport_mem [16];
-  logic [4:0]    rxport_wr_q, rxport_rd_q;
+  logic [4:0]    rxport_wr_q, rxport_rd_q, rxport_rss_q;
   always_ff @(posedge clk_i) if (in_valid && in_ready && in_last) rxport_mem[rxport_wr_q[3:0]] <= rx_sel;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -618,10 +623,21 @@ module kite_card #(
   logic [23:0]  p_bth_dqpn, p_bth_psn;
   logic [127:0] p_src_ip, p_dst_ip;
 
+  // The parser sees frames without FCS; kite_rx_dma stores them with it.
+  logic         f_valid, f_last, rxp_ready;
+  logic [511:0] f_data;
+  logic [63:0]  f_keep;
+  kite_card_rxfcs u_rxfcs (
+    .clk_i, .rst_ni,
+    .s_valid_i(in_valid && dma_s_ready), .s_ready_o(fcs_ready), .s_data_i(in_data), .s_keep_i(in_keep),
+    .s_last_i(in_last),
+    .m_valid_o(f_valid), .m_ready_i(rxp_ready), .m_data_o(f_data), .m_keep_o(f_keep), .m_last_o(f_last)
+  );
+
   kite_rxp u_rxp (
     .clk_i, .rst_ni,
-    .s_valid_i(in_valid && dma_s_ready), .s_ready_o(rxp_ready), .s_data_i(in_data), .s_keep_i(in_keep),
-    .s_last_i(in_last),
+    .s_valid_i(f_valid), .s_ready_o(rxp_ready), .s_data_i(f_data), .s_keep_i(f_keep),
+    .s_last_i(f_last),
     .m_valid_o(p_valid), .m_ready_i(p_ready), .m_len_o(p_len), .m_num_vlans_o(p_num_vlans), .m_tci_o(p_tci),
     .m_ethertype_o(p_ethertype), .m_l3_off_o(p_l3_off), .m_l3_o(p_l3), .m_l3_hdr_len_o(p_l3_hdr_len),
     .m_l3_end_o(p_l3_end), .m_ip_frag_o(p_ip_frag), .m_ipv4_hdr_ok_o(p_v4ok), .m_l4_proto_o(p_l4_proto),
@@ -642,6 +658,8 @@ module kite_card #(
   logic [31:0]   rss_hash;
   logic [7:0]    rss_htype;
   logic [15:0]   rss_queue, rss_tag;
+  logic [3:0]    st_rss_ctx;     // RSS context within the frame's port (flow rules: later)
+  logic [PW+3:0] rss_ctx;
   logic [1:0]    r_num_vlans;
   logic [15:0]   r_tci, r_csum;
   logic          r_v4, r_v4ok, r_l4ok, r_l4bad, r_malf;
@@ -651,10 +669,13 @@ module kite_card #(
     rec_mem[rec_wr_q[2:0]] <= {p_num_vlans, p_tci, p_l3 == 2'd1, p_v4ok, p_l4_ok, p_l4_bad, p_malformed, p_csum};
   assign {r_num_vlans, r_tci, r_v4, r_v4ok, r_l4ok, r_l4bad, r_malf, r_csum} = rec_mem[rec_rd_q[2:0]];
 
-  kite_rss u_rss (
+  assign st_rss_ctx = '0;
+  assign rss_ctx    = {rxport_mem[rxport_rss_q[3:0]], st_rss_ctx};
+
+  kite_rss #(.NCTX(NPORT * 16)) u_rss (
     .clk_i, .rst_ni,
-    .cfg_we_i(fw_rss_we_i), .cfg_addr_i(fw_rss_addr_i), .cfg_wdata_i(fw_rss_wdata_i),
-    .s_valid_i(p_valid && !rec_full), .s_ready_o(rss_s_ready), .s_l3_i(p_l3), .s_l4_i(p_l4),
+    .cfg_we_i(fw_rss_we_i), .cfg_ctx_i(fw_rss_ctx_i), .cfg_addr_i(fw_rss_addr_i), .cfg_wdata_i(fw_rss_wdata_i),
+    .s_valid_i(p_valid && !rec_full), .s_ready_o(rss_s_ready), .s_ctx_i(rss_ctx), .s_l3_i(p_l3), .s_l4_i(p_l4),
     .s_src_ip_i(p_src_ip), .s_dst_ip_i(p_dst_ip), .s_sport_i(p_sport), .s_dport_i(p_dport), .s_tag_i('0),
     .s_malformed_i(p_malformed),
     .m_valid_o(rss_valid), .m_ready_i(rss_ready), .m_hash_o(rss_hash), .m_hash_type_o(rss_htype),
@@ -665,10 +686,12 @@ module kite_card #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      rec_wr_q <= '0;
-      rec_rd_q <= '0;
+      rec_wr_q     <= '0;
+      rec_rd_q     <= '0;
+      rxport_rss_q <= '0;
     end else begin
       if (p_valid && p_ready) rec_wr_q <= rec_wr_q + 1'b1;
+      if (p_valid && p_ready) rxport_rss_q <= rxport_rss_q + 1'b1;
       if (rss_valid && rss_ready) rec_rd_q <= rec_rd_q + 1'b1;
     end
   end
@@ -694,7 +717,7 @@ module kite_card #(
     .cfg_log_stride_i(fw_wq_log_stride_i), .cfg_cqn_i(fw_wq_cqn_i), .cfg_base_i(fw_wq_base_i),
     .cfg_flags_i(fw_wq_flags_i),
     .acc_valid_i(acc_valid && acc_rq), .acc_qn_i(acc_qn), .acc_pi_i(acc_pi),
-    .s_valid_i(in_valid && rxp_ready), .s_ready_o(dma_s_ready), .s_data_i(in_data), .s_keep_i(in_keep),
+    .s_valid_i(in_valid && fcs_ready), .s_ready_o(dma_s_ready), .s_data_i(in_data), .s_keep_i(in_keep),
     .s_last_i(in_last),
     .meta_valid_i(rss_valid), .meta_ready_o(rss_ready), .meta_rqn_i(rss_queue), .meta_hash_i(rss_hash),
     .meta_hash_type_i(rss_htype), .meta_num_vlans_i(r_num_vlans), .meta_tci_i(r_tci), .meta_ipv4_i(r_v4),

@@ -1,5 +1,7 @@
-// Toeplitz RSS engine: programmable 40-byte key, hash field selection and a
-// 256-entry indirection table. Fully pipelined: accepts one flow tuple per
+// Toeplitz RSS engine with NCTX contexts, each a programmable 40-byte key,
+// hash field selection and an indirection table of up to 256 entries; the
+// context is chosen per tuple (s_ctx_i; the card: {port, context within the
+// port}, the model's rss_index). Fully pipelined: accepts one flow tuple per
 // cycle (needed for 148.8 Mpps of 64-byte frames at 250 MHz), latency 4.
 //
 // Hash input follows the Microsoft RSS definition used by every NIC driver:
@@ -10,10 +12,17 @@
 // tuple no enabled field matches, or hash_fields = 0: hash 0, type NONE,
 // queue table[0] (the model's rss_hash does not hash malformed frames).
 //
+// Storage: fields and table size are flops (reset: fields 0, size 256);
+// keys are ten 32-bit wide LUT RAMs of NCTX words read into a register in
+// stage 0 (so the XOR trees of stage 1 see a flop, as with one key); the
+// tables are one RAM of NCTX * 256 entries (block RAM for the card's 32)
+// read in stage 3 as before. Keys and tables are not reset: a context is
+// written in full before it is used (fields 0 hash nothing).
+//
 // Written in the SystemVerilog subset that both Verilator 5.006 and yosys 0.23
 // accept (package items qualified, flat vectors, no `return`).
 //
-// Config port (register semantics, 32-bit writes):
+// Config port (register semantics, 32-bit writes to context cfg_ctx_i):
 //   addr 0..9     key bytes 4a..4a+3, byte 4a in wdata[7:0] (memory order)
 //   addr 16       hash_fields (kite_pkg rss_field bits) in wdata[7:0]
 //   addr 17       table_size in wdata[8:0]: 1, 2, 4, .. 256 (256 after reset;
@@ -21,12 +30,15 @@
 //   addr 256..511 indirection table entry (addr - 256) = wdata[QN_W-1:0]
 module kite_rss #(
   parameter int unsigned QN_W  = 16,  // queue number width
-  parameter int unsigned TAG_W = 16   // opaque per-request tag carried through
+  parameter int unsigned TAG_W = 16,  // opaque per-request tag carried through
+  parameter int unsigned NCTX  = 32,  // contexts
+  localparam int unsigned CTX_W = NCTX > 1 ? $clog2(NCTX) : 1
 ) (
   input  logic              clk_i,
   input  logic              rst_ni,
 
   input  logic              cfg_we_i,
+  input  logic [CTX_W-1:0]  cfg_ctx_i,
   input  logic [8:0]        cfg_addr_i,
   input  logic [31:0]       cfg_wdata_i,
 
@@ -34,6 +46,7 @@ module kite_rss #(
   // number (first wire byte in the MSBs); IPv6 uses all 128 bits.
   input  logic              s_valid_i,
   output logic              s_ready_o,
+  input  logic [CTX_W-1:0]  s_ctx_i,        // context (< NCTX)
   input  logic [1:0]        s_l3_i,         // kite_rtl_pkg::l3_type_e
   input  logic [1:0]        s_l4_i,         // kite_rtl_pkg::l4_type_e
   input  logic              s_malformed_i,  // the parser's verdict: not hashed
@@ -57,38 +70,32 @@ module kite_rss #(
   localparam int unsigned CHUNK  = IN_W / NCHUNK;
 
   // ---------------------------------------------------------------- config
-  // key_q[KEY_W-1 -: 8] is key byte 0: the Toeplitz window for input bit i
-  // (counted from the first wire bit) is key_q[KEY_W-1-i -: 32].
-  logic [KEY_W-1:0]  key_q;
-  logic [5:0]        fields_q;  // rss_field bits 0..5
-  logic [7:0]        mask_q;    // table_size - 1
-  logic [QN_W-1:0]   table_q [0:255];
+  logic [5:0]        fields_q [NCTX];  // rss_field bits 0..5
+  logic [7:0]        mask_q   [NCTX];  // table_size - 1
+  logic [QN_W-1:0]   table_q  [NCTX*256];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      key_q    <= '0;
-      fields_q <= '0;
-      mask_q   <= 8'hff;
-    end else if (cfg_we_i && !cfg_addr_i[8]) begin
-      // Constant part selects per word: a variable one costs a 320-bit shifter.
-      for (int w = 0; w < 10; w++) begin
-        if (cfg_addr_i == 9'(w)) begin
-          for (int b = 0; b < 4; b++) key_q[KEY_W-1-8*(4*w+b) -: 8] <= cfg_wdata_i[8*b +: 8];
-        end
+      for (int c = 0; c < NCTX; c++) begin
+        fields_q[c] <= '0;
+        mask_q[c]   <= 8'hff;
       end
+    end else if (cfg_we_i && !cfg_addr_i[8] && 32'(cfg_ctx_i) < NCTX) begin
       if (cfg_addr_i == 9'd16) begin
-        fields_q <= cfg_wdata_i[5:0];
+        fields_q[cfg_ctx_i] <= cfg_wdata_i[5:0];
       end
       if (cfg_addr_i == 9'd17 && cfg_wdata_i[31:9] == '0 && cfg_wdata_i[8:0] != '0 &&
           (cfg_wdata_i[8:0] & (cfg_wdata_i[8:0] - 9'd1)) == '0) begin
-        mask_q <= 8'(cfg_wdata_i[8:0] - 9'd1);
+        mask_q[cfg_ctx_i] <= 8'(cfg_wdata_i[8:0] - 9'd1);
       end
     end
   end
 
-  // Indirection table: plain synchronous RAM (no reset) so it maps to LUTRAM/BRAM.
+  // Indirection tables: plain synchronous RAM (no reset) so it maps to BRAM.
   always_ff @(posedge clk_i) begin
-    if (cfg_we_i && cfg_addr_i[8]) table_q[cfg_addr_i[7:0]] <= cfg_wdata_i[QN_W-1:0];
+    if (cfg_we_i && cfg_addr_i[8] && 32'(cfg_ctx_i) < NCTX) begin
+      table_q[{cfg_ctx_i, cfg_addr_i[7:0]}] <= cfg_wdata_i[QN_W-1:0];
+    end
   end
 
   // Whole pipeline advances together; a stall only when the output is held.
@@ -102,18 +109,20 @@ module kite_rss #(
   logic [7:0]      type_d;
   logic [IN_W-1:0] in_d;
   logic [1:0]      l3_d;
-  assign l3_d = s_malformed_i ? 2'(kite_rtl_pkg::L3_NONE) : s_l3_i;
+  logic [5:0]      fields_d;
+  assign l3_d     = s_malformed_i ? 2'(kite_rtl_pkg::L3_NONE) : s_l3_i;
+  assign fields_d = fields_q[s_ctx_i];
 
   always_comb begin
     type_d = kite_pkg::RSS_HASH_TYPE_NONE;
     in_d   = '0;
     unique case (l3_d)
       kite_rtl_pkg::L3_IPV4: begin
-        if (s_l4_i == kite_rtl_pkg::L4_TCP && fields_q[1]) begin
+        if (s_l4_i == kite_rtl_pkg::L4_TCP && fields_d[1]) begin
           type_d = kite_pkg::RSS_HASH_TYPE_IPV4_TCP;
-        end else if (s_l4_i == kite_rtl_pkg::L4_UDP && fields_q[2]) begin
+        end else if (s_l4_i == kite_rtl_pkg::L4_UDP && fields_d[2]) begin
           type_d = kite_pkg::RSS_HASH_TYPE_IPV4_UDP;
-        end else if (fields_q[0]) begin
+        end else if (fields_d[0]) begin
           type_d = kite_pkg::RSS_HASH_TYPE_IPV4;
         end
         if (type_d == kite_pkg::RSS_HASH_TYPE_IPV4) begin
@@ -123,11 +132,11 @@ module kite_rss #(
         end
       end
       kite_rtl_pkg::L3_IPV6: begin
-        if (s_l4_i == kite_rtl_pkg::L4_TCP && fields_q[4]) begin
+        if (s_l4_i == kite_rtl_pkg::L4_TCP && fields_d[4]) begin
           type_d = kite_pkg::RSS_HASH_TYPE_IPV6_TCP;
-        end else if (s_l4_i == kite_rtl_pkg::L4_UDP && fields_q[5]) begin
+        end else if (s_l4_i == kite_rtl_pkg::L4_UDP && fields_d[5]) begin
           type_d = kite_pkg::RSS_HASH_TYPE_IPV6_UDP;
-        end else if (fields_q[3]) begin
+        end else if (fields_d[3]) begin
           type_d = kite_pkg::RSS_HASH_TYPE_IPV6;
         end
         if (type_d == kite_pkg::RSS_HASH_TYPE_IPV6) begin
@@ -143,6 +152,24 @@ module kite_rss #(
   logic [IN_W-1:0]  in0_q;
   logic [7:0]       type0_q, type1_q, type2_q, type3_q;
   logic [TAG_W-1:0] tag0_q, tag1_q, tag2_q, tag3_q;
+  logic [CTX_W-1:0] ctx0_q, ctx1_q, ctx2_q;
+
+  // Keys: key0_q[KEY_W-1 -: 8] is key byte 0 of the tuple's context; the
+  // Toeplitz window for input bit i (counted from the first wire bit) is
+  // key0_q[KEY_W-1-i -: 32]. One RAM per 32-bit word, so a config write is
+  // a plain word write.
+  logic [KEY_W-1:0] key0_q;
+  for (genvar w = 0; w < 10; w++) begin : g_key
+    logic [31:0] key_mem [NCTX];
+    always_ff @(posedge clk_i) begin
+      if (cfg_we_i && cfg_addr_i == 9'(w) && 32'(cfg_ctx_i) < NCTX) begin
+        key_mem[cfg_ctx_i] <= {cfg_wdata_i[7:0], cfg_wdata_i[15:8], cfg_wdata_i[23:16], cfg_wdata_i[31:24]};
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (en) key0_q[KEY_W-1-32*w -: 32] <= key_mem[s_ctx_i];
+    end
+  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -157,6 +184,7 @@ module kite_rss #(
       in0_q   <= in_d;
       type0_q <= type_d;
       tag0_q  <= s_tag_i;
+      ctx0_q  <= s_ctx_i;
     end
   end
 
@@ -171,7 +199,7 @@ module kite_rss #(
       part_d[c*32 +: 32] = '0;
       for (int j = 0; j < CHUNK; j++) begin
         if (in0_q[IN_W-1-(c*CHUNK+j)]) begin
-          part_d[c*32 +: 32] = part_d[c*32 +: 32] ^ key_q[KEY_W-1-(c*CHUNK+j) -: 32];
+          part_d[c*32 +: 32] = part_d[c*32 +: 32] ^ key0_q[KEY_W-1-(c*CHUNK+j) -: 32];
         end
       end
     end
@@ -190,6 +218,7 @@ module kite_rss #(
       part1_q <= part_d;
       type1_q <= type0_q;
       tag1_q  <= tag0_q;
+      ctx1_q  <= ctx0_q;
     end
   end
 
@@ -214,12 +243,15 @@ module kite_rss #(
       hash2_q <= hash_d;
       type2_q <= type1_q;
       tag2_q  <= tag1_q;
+      ctx2_q  <= ctx1_q;
     end
   end
 
   // ---------------------------------------------------------------- stage 3
   // Synchronous table read; hash type NONE gives hash 0 and therefore table[0].
   logic [QN_W-1:0] queue3_q;
+  logic [7:0]      slot2;
+  assign slot2 = hash2_q[7:0] & mask_q[ctx2_q];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -231,7 +263,7 @@ module kite_rss #(
 
   always_ff @(posedge clk_i) begin
     if (en) begin
-      queue3_q <= table_q[hash2_q[7:0] & mask_q];
+      queue3_q <= table_q[{ctx2_q, slot2}];
       hash3_q  <= hash2_q;
       type3_q  <= type2_q;
       tag3_q   <= tag2_q;

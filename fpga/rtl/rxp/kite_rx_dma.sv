@@ -2,8 +2,9 @@
 // (the second half of the model's RxPipeline::receive, fpga/model/rxp/rxp.cpp,
 // from the RQ checks on).
 //
-// Frames (no FCS, packed from lane 0) are stored in a frame buffer as they
-// arrive, beside kite_rxp; the per-frame record (kite_rxp's parse + checksum
+// Frames (with their 4 FCS bytes as the MAC passes them, packed from lane 0,
+// every beat but the last full) are stored in a frame buffer as they arrive,
+// beside kite_rxp (which sees them without FCS); the per-frame record (kite_rxp's parse + checksum
 // verdict joined with kite_rss's hash and queue) arrives later on the meta
 // port, in frame order. Per frame:
 //   RQ not valid or not RDY        drop, EV_NO_BUF
@@ -16,7 +17,8 @@
 //   an lkey other than LKEY_PHYS:  WQE consumed, ERROR CQE LOC_PROT_ERR,
 //                                  EV_PROT_ERR
 //   otherwise the frame is written over the scatter list (VLAN_STRIP removes
-//   an outer 802.1Q tag), all writes done, then the ETH_RX CQE (length,
+//   an outer 802.1Q tag; the FCS only with RX_FCS, as the length checked
+//   against the list), all writes done, then the ETH_RX CQE (length,
 //   L3/L4 flags, RSS hash and type, stripped TCI, CHECKSUM_COMPLETE sum of
 //   the delivered bytes after the 14-byte header); a failed write gives an
 //   ERROR CQE LOC_PROT_ERR and moves the RQ to ERR (EV_WR_ERR).
@@ -25,7 +27,7 @@
 //
 // RQ contexts are the queue manager's (same write port, plus the RQ flags);
 // pi comes from the queue manager's accepted RQ doorbells. Not here (see
-// rtl.rst): RX_FCS (the MAC strips the FCS before this block), RX_ALL,
+// rtl.rst): RX_ALL (the MAC drops bad-FCS frames before this block),
 // PAUSE back-pressure on an empty ring, receive filters and ntuple rules.
 //
 // DMA writes follow kite_pcie_wr: data words are address-aligned (lane i =
@@ -202,7 +204,8 @@ module kite_rx_dma #(
   logic [15:0]  in_len_q;
   logic         in_first_q;
   logic [143:0] in_head_q;                    // frame bytes 0..17
-  logic         in_nz_q;                      // a non-zero byte at 18 or later
+  logic         in_nz_q;                      // a non-zero byte at 18 or later, FCS excluded
+  logic [3:0]   in_tnz_q;                     // the last beat's lanes 60..63 non-zero (FCS or not: next beat says)
 
   // Frame descriptors: written at the frame's last beat, dispatched at
   // dq_dp_q, retired (buffer released) at dq_rd_q.
@@ -214,6 +217,7 @@ module kite_rx_dma #(
   logic [6:0]   beat_bytes;
   logic [143:0] head_now;
   logic         nz_now;
+  logic [3:0]   tnz_now;
   logic         s_go;
 
   assign dq_full  = (dq_wr_q - dq_rd_q) == (DW + 1)'(NDESC);
@@ -224,16 +228,19 @@ module kite_rx_dma #(
     beat_bytes = '0;
     for (int i = 0; i < 64; i++) beat_bytes = beat_bytes + 7'(s_keep_i[i]);
     head_now = in_first_q ? s_data_i[143:0] : in_head_q;
-    nz_now = in_first_q ? 1'b0 : in_nz_q;
-    for (int i = 0; i < 64; i++)
-      if (s_keep_i[i] && (!in_first_q || i >= 18) && s_data_i[8*i +: 8] != 8'd0) nz_now = 1'b1;
+    // Lane i is not FCS when lane i + 4 is kept (lanes are packed); the
+    // previous beat's lanes 60 + j are not when this beat keeps lane j.
+    nz_now = in_first_q ? 1'b0 : in_nz_q | |(in_tnz_q & s_keep_i[3:0]);
+    for (int i = 0; i < 60; i++)
+      if (s_keep_i[i+4] && (!in_first_q || i >= 18) && s_data_i[8*i +: 8] != 8'd0) nz_now = 1'b1;
+    for (int j = 0; j < 4; j++) tnz_now[j] = s_keep_i[60+j] && s_data_i[8*(60+j) +: 8] != 8'd0;
   end
 
   always_ff @(posedge clk_i) begin
     if (s_go && !in_ptr_q[0]) bank_e[in_ptr_q[AW-1:1]] <= s_data_i;
     if (s_go && in_ptr_q[0])  bank_o[in_ptr_q[AW-1:1]] <= s_data_i;
     if (s_go && s_last_i)
-      desc_mem[dq_wr_q[DW-1:0]] <= {nz_now, head_now, in_len_q + 16'(beat_bytes),
+      desc_mem[dq_wr_q[DW-1:0]] <= {nz_now, head_now, in_len_q + 16'(beat_bytes) - 16'd4,
                                     in_ptr_q + 1'b1 - in_start_q, in_start_q[AW-1:0]};
   end
 
@@ -245,11 +252,13 @@ module kite_rx_dma #(
       in_first_q <= 1'b1;
       in_head_q  <= '0;
       in_nz_q    <= 1'b0;
+      in_tnz_q   <= '0;
       dq_wr_q    <= '0;
     end else if (s_go) begin
       in_ptr_q   <= in_ptr_q + 1'b1;
       in_head_q  <= head_now;
       in_nz_q    <= nz_now;
+      in_tnz_q   <= tnz_now;
       in_first_q <= s_last_i;
       in_len_q   <= s_last_i ? 16'd0 : in_len_q + 16'(beat_bytes);
       if (s_last_i) begin
@@ -259,7 +268,7 @@ module kite_rx_dma #(
     end
   end
 
-  // Dispatch side of the descriptor at dq_dp_q.
+  // Dispatch side of the descriptor at dq_dp_q (lengths without FCS).
   logic [AW-1:0] d_start;
   logic [AW:0]   d_beats;
   logic [15:0]   d_len;
@@ -656,7 +665,8 @@ module kite_rx_dma #(
   assign s_err = serr_q[{h, slot_d}];
   assign {s_nsge, s_cap, s_bad} = sum_rd[slot_d[1:0]];
   assign strip_d = c_flags[0] && meta_num_vlans_i != 2'd0 && d_head[8*12 +: 16] == 16'h0081;
-  assign dlen_d  = strip_d ? d_len - 16'd4 : d_len;
+  // RX_FCS: the FCS follows the frame in the buffer; the length counts it.
+  assign dlen_d  = (strip_d ? d_len - 16'd4 : d_len) + (c_flags[1] ? 16'd4 : 16'd0);
   assign d_have  = meta_valid_i && dq_wr_q != dq_dp_q;
 
   // Records dq_rd_q .. dq_dp_q - 1 (indexed like the descriptors).
@@ -982,7 +992,7 @@ module kite_rx_dma #(
   logic unused;
   // RX_FCS / RX_ALL: not in this block (rtl.rst); the retire side's head
   // bytes and start are the generator's.
-  assign unused = ^{c_flags[7:1], a_flags, a_cqn, r_head, r_nz, r_start, d_beats, d_head[95:0], e_sel[SW],
+  assign unused = ^{c_flags[7:2], a_flags, a_cqn, r_head, r_nz, r_start, d_beats, d_head[95:0], e_sel[SW],
                     d_start};
 
   assign rqci_qn_o = rc_qn;

@@ -34,6 +34,14 @@
 //      the next WQE), tx_dma_error as the model's, the SQ reported in ERR
 //      (sq_err_o); a doorbell to it is dropped (db_dropped); after RST and
 //      RDY a new WQE is sent byte for byte as the model sends it.
+//   9. RSS contexts per port: port 0's context sends every frame to RQ 2,
+//      port 1's hashes IPv4/TCP with its own key over RQ 1 and RQ 2; frames
+//      on both ports (sizes that put the FCS in every place of a beat) land
+//      (buffers, CQEs) as the model's.
+//  10. RX_FCS with VLAN_STRIP: a tagged and an untagged frame reach the
+//      buffer with their FCS (the tag removed), byte_cnt counting it, and
+//      port rx_bytes without it, as the model.
+// Frames reach the card's MAC ports with their FCS, as the MAC passes them.
 // --inject corrupts one expected byte (the run must fail).
 #include <algorithm>
 #include <array>
@@ -411,6 +419,26 @@ struct Bench {
         both(SQB + 64 * (index & 15u), w, 64);
     }
 
+    void rss_write(unsigned ctx, uint32_t addr, uint32_t v) {
+        m.fw_rss_we_i = 1;
+        m.fw_rss_ctx_i = uint8_t(ctx);
+        m.fw_rss_addr_i = uint16_t(addr);
+        m.fw_rss_wdata_i = v;
+        step();
+    }
+    // A model RSS context and the same written to kite_rss context {port, 0}.
+    void rss_ctx(unsigned port, const ctx::rss_ctx &r) {
+        ref.hw.rss[ctx::rss_index(0, port, 0)] = r;
+        for (uint32_t a = 0; a < 10; a++) {
+            uint32_t v;
+            std::memcpy(&v, r.key + 4 * a, 4);
+            rss_write(16 * port, a, v);
+        }
+        rss_write(16 * port, 16, r.hash_fields);
+        rss_write(16 * port, 17, r.table_size);
+        for (uint32_t i = 0; i < r.table_size; i++) rss_write(16 * port, 256 + i, r.table[i]);
+    }
+
     uint64_t bar0_read(uint32_t off, unsigned fn = 0) {
         size_t before = cc_data.size();
         mmio(0, off, false, 0, 0xf, fn);
@@ -438,12 +466,11 @@ int main(int argc, char **argv) {
     b.step();
     b.fw_cq_ctx(1, CQ1);
     b.fw_cq_ctx(2, CQ2);
-    // RSS: hash off, every entry to RQ 1.
-    for (unsigned i = 0; i < 256; i++) {
-        b.m.fw_rss_we_i = 1;
-        b.m.fw_rss_addr_i = 256 + i;
-        b.m.fw_rss_wdata_i = 1;
-        b.step();
+    // RSS: each port's default context {port, 0}: hash off (fields 0 after
+    // reset), one entry, RQ 1 (as the model's contexts).
+    for (unsigned p = 0; p < 2; p++) {
+        b.rss_write(16 * p, 17, 1);
+        b.rss_write(16 * p, 256, 1);
     }
     ctx::wq_ctx &sq = b.ref.hw.sq[1];
     sq.valid = 1; sq.kind = ctx::WQ_ETH; sq.log_size = 4; sq.log_stride = 6; sq.cqn = 1; sq.base = SQB; sq.port = 0;
@@ -500,10 +527,10 @@ int main(int argc, char **argv) {
     std::vector<uint8_t> rf = tb::rbytes(rng, 200);
     rf[0] &= 0xfe;
     rf[12] = 0x88; rf[13] = 0xb5;
-    b.rx_q[1].push_back(rf);
     std::vector<uint8_t> wire = rf;
     uint32_t fcs = kite::crc32(rf.data(), rf.size());
     for (int i = 0; i < 4; i++) wire.push_back(uint8_t(fcs >> (8 * i)));
+    b.rx_q[1].push_back(wire);  // the MAC passes the FCS
     b.ref.rx.receive(1, wire.data(), wire.size());
     chk.expect(b.ref.hw.ports[1].stats.rx_packets == 1, "model delivered the RX frame");
     for (int i = 0; i < 3000 && !(b.host.mem[CQ2 + 31] & 1); i++) b.step();
@@ -723,6 +750,148 @@ int main(int argc, char **argv) {
         chk.expect(b.tx_frames[0].size() == before + 1 && b.ref.frames[0].size() == mbefore + 1 &&
                        b.tx_frames[0].back() == b.ref.frames[0].back(), "frame after RST -> RDY as the model's");
         b.mem_same("after RST -> RDY (ETH_TX CQE)");
+    }
+    // 9. RSS per port: port 0's context steers everything to RQ 2, port 1's
+    //    hashes IPv4/TCP with its own key over {RQ 1, RQ 2}; frames alternate
+    //    between the ports, one at a time, each also given to the model.
+    {
+        constexpr uint64_t RQB2 = 0x48000, RXB2 = 0x80000;
+        constexpr unsigned NF = 8;
+        ctx::wq_ctx &rq2 = b.ref.hw.rq[2];
+        rq2.valid = 1; rq2.is_rq = 1; rq2.kind = ctx::WQ_ETH; rq2.log_size = 4; rq2.log_stride = 4; rq2.cqn = 2;
+        rq2.base = RQB2;
+        rq2.state = spec::wq_state::RST;
+        b.fw_wq(true, 2, rq2);
+        rq2.state = spec::wq_state::RDY;
+        b.fw_wq(true, 2, rq2);
+        // RQ 1 takes at most port 1's NF frames, RQ 2 up to all 2 NF.
+        for (unsigned k = 0; k < 2 * NF; k++) {
+            uint8_t w[16]{};
+            uint32_t len = 2048;
+            uint64_t a1 = RXB2 + 0x800 * k, a2 = RXB2 + 0x8000 + 0x800 * k;
+            std::memcpy(w, &a1, 8); std::memcpy(w + 8, &len, 4);
+            if (k < NF) b.both(RQB + 16 * ((rq.pi + k) & 15), w, 16);
+            std::memcpy(w, &a2, 8);
+            b.both(RQB2 + 16 * k, w, 16);
+        }
+        rq.pi = uint16_t(rq.pi + NF);
+        rq2.pi = 2 * NF;
+        b.mmio(2, uint32_t(spec::db::RQ), true, (1u << 16) | rq.pi);
+        b.mmio(2, uint32_t(spec::db::RQ), true, (2u << 16) | rq2.pi);
+        ctx::rss_ctx r0{}, r1{};
+        r0.valid = 1; r0.table_size = 1; r0.table[0] = 2;
+        r1.valid = 1; r1.table_size = 2; r1.table[0] = 1; r1.table[1] = 2;
+        r1.hash_fields = spec::rss_field::IPV4 | spec::rss_field::IPV4_TCP;
+        for (auto &k : r1.key) k = uint8_t(rng());
+        b.rss_ctx(0, r0);
+        b.rss_ctx(1, r1);
+        b.run(200);
+        const uint64_t q1 = b.ref.hw.rq[1].stats.packets, q2 = b.ref.hw.rq[2].stats.packets;
+        unsigned cqes = 1, got = 0;
+        // Sizes whose FCS ends a beat, straddles two or fills a beat of its own.
+        static const unsigned sizes[2 * NF] = {120, 62, 125, 60, 64, 127, 188, 61, 126, 63, 200, 90, 124, 65, 300, 128};
+        for (unsigned i = 0; i < 2 * NF; i++) {
+            unsigned port = i & 1, sz = sizes[i];
+            // Ethernet / IPv4 (header checksum right) / TCP.
+            std::vector<uint8_t> f = tb::rbytes(rng, sz);
+            f[0] &= 0xfe;
+            f[12] = 0x08; f[13] = 0x00;
+            uint8_t *ip = &f[14];
+            ip[0] = 0x45; ip[2] = uint8_t((sz - 14) >> 8); ip[3] = uint8_t(sz - 14); ip[6] = 0; ip[7] = 0; ip[9] = 6;
+            ip[10] = ip[11] = 0;
+            uint32_t sum = 0;
+            for (int k = 0; k < 20; k += 2) sum += uint32_t(ip[k] << 8 | ip[k + 1]);
+            while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+            ip[10] = uint8_t(~sum >> 8); ip[11] = uint8_t(~sum);
+            f[14 + 20 + 12] = 0x50;
+            std::vector<uint8_t> wf = f;
+            uint32_t c = kite::crc32(f.data(), f.size());
+            for (int k = 0; k < 4; k++) wf.push_back(uint8_t(c >> (8 * k)));
+            b.rx_q[port].push_back(wf);
+            b.ref.rx.receive(port, wf.data(), wf.size());
+            for (int k = 0; k < 3000 && !(b.host.mem[CQ2 + 32 * cqes + 31] & 1); k++) b.step();
+            got += b.host.mem[CQ2 + 32 * cqes + 31] & 1;
+            cqes++;
+            b.run(50);
+        }
+        const uint64_t d1 = b.ref.hw.rq[1].stats.packets - q1, d2 = b.ref.hw.rq[2].stats.packets - q2;
+        std::printf("[card] RSS per port: %u frames, model RQ 1 +%llu RQ 2 +%llu\n", got,
+                    (unsigned long long)d1, (unsigned long long)d2);
+        chk.expect(got == 2 * NF && d1 + d2 == 2 * NF, "every frame delivered (%u)", got);
+        chk.expect(d1 >= 1 && d2 >= NF + 1, "coverage: port 1's hash picked both RQs (RQ 1 +%llu)", (unsigned long long)d1);
+        if (args.inject) b.ref.host.mem[RXB2 + 0x8000 + 20] ^= 1;
+        b.mem_same("after RSS per port (buffers, CQEs)");
+    }
+    // 10. RX_FCS with VLAN_STRIP: RQ 3 (port 0's context now steers there)
+    //     gets a tagged frame without its tag and with its FCS, then an
+    //     untagged one with its FCS; byte_cnt counts the FCS, rx_bytes not.
+    {
+        constexpr uint64_t RQB3 = 0x4c000, RXB3 = 0x98000;
+        ctx::wq_ctx &rq3 = b.ref.hw.rq[3];
+        rq3.valid = 1; rq3.is_rq = 1; rq3.kind = ctx::WQ_ETH; rq3.log_size = 4; rq3.log_stride = 4; rq3.cqn = 2;
+        rq3.base = RQB3;
+        rq3.flags = spec::create_wq_in::FLAGS_RX_FCS | spec::create_wq_in::FLAGS_VLAN_STRIP;
+        rq3.state = spec::wq_state::RST;
+        b.fw_wq(true, 3, rq3);
+        rq3.state = spec::wq_state::RDY;
+        b.fw_wq(true, 3, rq3);
+        for (unsigned k = 0; k < 2; k++) {
+            uint8_t w[16]{};
+            uint32_t len = 2048;
+            uint64_t a = RXB3 + 0x1000 * k + 3;
+            std::memcpy(w, &a, 8); std::memcpy(w + 8, &len, 4);
+            b.both(RQB3 + 16 * k, w, 16);
+        }
+        rq3.pi = 2;
+        b.mmio(2, uint32_t(spec::db::RQ), true, (3u << 16) | rq3.pi);
+        ctx::rss_ctx r0{};
+        r0.valid = 1; r0.table_size = 1; r0.table[0] = 3;
+        b.rss_ctx(0, r0);
+        b.run(200);
+        const uint64_t rxb0 = b.ref.hw.ports[0].stats.rx_bytes;
+        const unsigned cq0 = unsigned(b.ref.hw.cq[2].pi);
+        std::vector<uint8_t> sent[2];
+        for (unsigned k = 0; k < 2; k++) {
+            // 8100 tag, then an IPv4/UDP header; 126 + 4 bytes: the FCS straddles two beats.
+            std::vector<uint8_t> f = tb::rbytes(rng, k ? 122 : 126);
+            f[0] &= 0xfe;
+            unsigned l3 = k ? 14 : 18;
+            if (!k) { f[12] = 0x81; f[13] = 0x00; f[14] &= 0x0f; }
+            f[l3 - 2] = 0x08; f[l3 - 1] = 0x00;
+            uint8_t *ip = &f[l3];
+            unsigned tl = unsigned(f.size()) - l3;
+            ip[0] = 0x45; ip[2] = uint8_t(tl >> 8); ip[3] = uint8_t(tl); ip[6] = 0; ip[7] = 0; ip[9] = 17;
+            ip[10] = ip[11] = 0;
+            uint32_t sum = 0;
+            for (int j = 0; j < 20; j += 2) sum += uint32_t(ip[j] << 8 | ip[j + 1]);
+            while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+            ip[10] = uint8_t(~sum >> 8); ip[11] = uint8_t(~sum);
+            ip[24] = uint8_t((tl - 20) >> 8); ip[25] = uint8_t(tl - 20); ip[26] = ip[27] = 0;  // UDP, no checksum
+            std::vector<uint8_t> wf = f;
+            uint32_t c = kite::crc32(f.data(), f.size());
+            for (int j = 0; j < 4; j++) wf.push_back(uint8_t(c >> (8 * j)));
+            sent[k] = wf;
+            b.rx_q[0].push_back(wf);
+            b.ref.rx.receive(0, wf.data(), wf.size());
+            for (int j = 0; j < 3000 && !(b.host.mem[CQ2 + 32 * (cq0 + k) + 31] & 1); j++) b.step();
+            b.run(50);
+        }
+        chk.expect(b.ref.hw.rq[3].stats.packets == 2, "model delivered both frames to RQ 3");
+        for (unsigned k = 0; k < 2; k++) {
+            std::vector<uint8_t> exp = sent[k];
+            if (!k) exp.erase(exp.begin() + 12, exp.begin() + 16);  // tag stripped, FCS kept
+            uint32_t bc;
+            std::memcpy(&bc, &b.host.mem[CQ2 + 32 * (cq0 + k)], 4);
+            chk.expect(bc == exp.size() && std::equal(exp.begin(), exp.end(), b.host.mem.begin() + long(RXB3 + 0x1000 * k + 3)),
+                       "RX_FCS frame %u: byte_cnt %u (%zu), buffer = frame%s with its FCS", k, bc, exp.size(),
+                       k ? "" : " without its tag");
+        }
+        if (args.inject) b.ref.host.mem[RXB3 + 3 + 122] ^= 1;  // an FCS byte
+        b.mem_same("after RX_FCS (buffers, CQEs)");
+        uint64_t rxb = b.bar0_read(uint32_t(spec::reg::STATS_BASE) + 8);
+        chk.expect(rxb == (b.ref.hw.ports[0].stats.rx_bytes & 0xffffffffu) && b.ref.hw.ports[0].stats.rx_bytes - rxb0 == 126 + 122,
+                   "port 0 rx_bytes %llu without FCS, model %llu", (unsigned long long)rxb,
+                   (unsigned long long)b.ref.hw.ports[0].stats.rx_bytes);
     }
     std::printf("[card] TX frame %zu bytes on port 0, RX frame %zu bytes delivered, %llu cycles\n",
                 b.tx_frames[0].empty() ? size_t(0) : b.tx_frames[0][0].size(), rf.size(),

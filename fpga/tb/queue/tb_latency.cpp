@@ -3,8 +3,8 @@
 // leaves on RQ (a zero-latency host), the MAC always takes TX beats.
 //   TX: SQ doorbell (the BAR2 write on CQ) -> first beat on the MAC TX port,
 //       -> last beat, -> ETH_TX CQE written (its TLP on RQ).
-//   RX: first / last beat on the MAC RX port (frames without FCS: the MAC
-//       strips it) -> buffer written -> ETH_RX CQE written.
+//   RX: first / last beat on the MAC RX port (frames with FCS, as the MAC
+//       passes them) -> buffer written -> ETH_RX CQE written.
 // Everything runs on the card's one clock (250 MHz host clock; the 322 MHz
 // MAC domain is not split off yet). Each measured transfer is also checked
 // against the model (TxPipeline::process_wqe, RxPipeline::receive on a copy
@@ -353,11 +353,14 @@ int main(int argc, char **argv) {
     b.step();
     b.fw_cq_ctx(1, CQ1);
     b.fw_cq_ctx(2, CQ2);
-    for (unsigned i = 0; i < 256; i++) {  // RSS: hash off, every entry to RQ 1
-        b.m.fw_rss_we_i = 1;
-        b.m.fw_rss_addr_i = 256 + i;
-        b.m.fw_rss_wdata_i = 1;
-        b.step();
+    for (unsigned p = 0; p < 2; p++) {  // RSS, each port's context 0: hash off, one entry, RQ 1
+        for (uint32_t a : {17u, 256u}) {
+            b.m.fw_rss_we_i = 1;
+            b.m.fw_rss_ctx_i = uint8_t(16 * p);
+            b.m.fw_rss_addr_i = uint16_t(a);
+            b.m.fw_rss_wdata_i = 1;
+            b.step();
+        }
     }
     ctx::wq_ctx &sq = b.ref.hw.sq[1];
     sq.valid = 1; sq.kind = ctx::WQ_ETH; sq.log_size = 4; sq.log_stride = 6; sq.cqn = 1; sq.base = SQB; sq.port = 0;
@@ -443,15 +446,15 @@ int main(int argc, char **argv) {
         std::vector<uint8_t> wire = rf;
         uint32_t fcs = kite::crc32(rf.data(), rf.size());
         for (int i = 0; i < 4; i++) wire.push_back(uint8_t(fcs >> (8 * i)));
-        // The MAC (CMAC with ctl_rx_delete_fcs) checks and strips the FCS.
-        for (size_t o = 0; o < rf.size(); o += 64) {
+        // The MAC (CMAC, ctl_rx_delete_fcs = 0) checks the FCS and passes it.
+        for (size_t o = 0; o < wire.size(); o += 64) {
             Beat bt;
-            size_t n = std::min<size_t>(64, rf.size() - o);
-            std::copy_n(rf.begin() + long(o), n, bt.d.begin());
+            size_t n = std::min<size_t>(64, wire.size() - o);
+            std::copy_n(wire.begin() + long(o), n, bt.d.begin());
             uint64_t keep = tb::keep_mask(n);
             bt.user[0] = uint32_t(keep);
             bt.user[1] = uint32_t(keep >> 32);
-            bt.last = o + n == rf.size();
+            bt.last = o + n == wire.size();
             b.rx_beats.push_back(bt);
         }
         b.ref.rx.receive(1, wire.data(), wire.size());

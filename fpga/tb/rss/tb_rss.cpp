@@ -1,7 +1,10 @@
 // kite_rss testbench: Microsoft RSS verification suite (published vectors),
 // then randomized keys, field selections, table sizes, tables, tuples
 // (malformed ones too) and back-pressure, then generated frames parsed by the
-// model, then a throughput run (one tuple per cycle). Expected hash and type
+// model, then a throughput run (one tuple per cycle). Every run spreads its
+// tuples randomly over the NCTX contexts, each with its own configuration,
+// and rewrites contexts while tuples of the others flow (the config port
+// then writes in the same cycles as tuples are taken). Expected hash and type
 // come from the model's kite::rss_hash (fpga/model/rss/rss.cpp, which refuses
 // malformed frames) and the queue from RxPipeline::receive's choice,
 // table[hash_fields ? hash % table_size : 0] (fpga/model/rxp/rxp.cpp).
@@ -27,7 +30,11 @@ static_assert(uint8_t(kite::l3_type::IPV6) == L3_IPV6 && uint8_t(kite::l4_type::
 namespace rf = kite::spec::rss_field;
 enum : uint8_t { F_IPV4 = rf::IPV4, F_IPV4_TCP = rf::IPV4_TCP, F_IPV6 = rf::IPV6, F_IPV6_TCP = rf::IPV6_TCP };
 
+constexpr unsigned NCTX = 32;  // kite_rss default: 2 ports x MAX_RSS_CTX
+static_assert(NCTX == 2 * kite::spec::limits::MAX_RSS_CTX);
+
 struct Tuple {
+    unsigned ctx = 0;
     uint8_t l3 = L3_NONE, l4 = L4_NONE;
     bool malformed = false;
     std::array<uint8_t, 16> src{}, dst{};  // wire order; IPv4 uses bytes 0..3
@@ -43,6 +50,7 @@ struct Expect {
     uint8_t type;
     uint16_t queue;
     uint16_t tag;
+    unsigned ctx;
 };
 
 struct Rss {
@@ -76,7 +84,21 @@ struct Rss {
         }
         // RxPipeline::receive: rc.table[rc.hash_fields ? h.hash % rc.table_size : 0]
         uint16_t q = table[fields ? h.hash % table_size : 0];
-        return {h.hash, h.hash_type, q, t.tag};
+        return {h.hash, h.hash_type, q, t.tag, t.ctx};
+    }
+
+    // The config port writes that load this context.
+    std::vector<std::pair<uint32_t, uint32_t>> writes() const {
+        std::vector<std::pair<uint32_t, uint32_t>> w;
+        for (uint32_t a = 0; a < 10; a++) {
+            uint32_t v = 0;
+            for (int b = 0; b < 4; b++) v |= uint32_t(key[4 * a + b]) << (8 * b);
+            w.emplace_back(a, v);
+        }
+        w.emplace_back(16, fields);
+        w.emplace_back(17, table_size);
+        for (uint32_t i = 0; i < 256; i++) w.emplace_back(256 + i, table[i]);
+        return w;
     }
 };
 
@@ -117,47 +139,62 @@ struct Bench {
     Vkite_rss m;
     tb::Clock<Vkite_rss> clk{m};
     tb::Checker &chk;
-    Rss cfg;
+    tb::Rng &rng;
+    std::array<Rss, NCTX> cfg;
+    std::vector<unsigned> active;  // contexts tuples may use
     std::deque<Expect> sb;
     bool inject = false;
     long outputs = 0;
-    // Coverage: outputs per table size, malformed inputs that an enabled
-    // field would otherwise hash, queues where the size made a difference.
+    // A context being rewritten under traffic: its writes go out once no
+    // tuple of it is in flight, and it is used again after the last.
+    int pend_ctx = -1;
+    std::deque<std::pair<uint32_t, uint32_t>> pend;
+    long live_writes = 0, rewrites = 0;
+    // Coverage: outputs per table size and per context, malformed inputs
+    // that an enabled field would otherwise hash, queues where the size made
+    // a difference.
     std::map<unsigned, long> per_size;
+    std::array<long, NCTX> per_ctx{};
     long malformed_hashable = 0, size_mattered = 0;
 
-    explicit Bench(tb::Checker &c) : chk(c) {
+    Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {
         m.cfg_we_i = 0;
         m.s_valid_i = 0;
         m.m_ready_i = 1;
         clk.reset();
     }
 
-    void cfg_write(uint32_t addr, uint32_t data) {
+    void cfg_write(unsigned ctx, uint32_t addr, uint32_t data) {
         m.cfg_we_i = 1;
+        m.cfg_ctx_i = ctx;
         m.cfg_addr_i = addr;
         m.cfg_wdata_i = data;
         clk.tick();
         m.cfg_we_i = 0;
     }
-    void load(const Rss &r) {
+    // Load with the pipeline empty.
+    void load(unsigned ctx, const Rss &r) {
         drain();
-        cfg = r;
-        for (uint32_t a = 0; a < 10; a++) {
-            uint32_t w = 0;
-            for (int b = 0; b < 4; b++) w |= uint32_t(r.key[4 * a + b]) << (8 * b);
-            cfg_write(a, w);
-        }
-        cfg_write(16, r.fields);
-        cfg_write(17, r.table_size);
-        for (uint32_t i = 0; i < 256; i++) cfg_write(256 + i, r.table[i]);
+        cfg[ctx] = r;
+        for (auto [a, v] : r.writes()) cfg_write(ctx, a, v);
     }
+    // Rewrite under traffic: the context leaves the active set until done.
+    void rewrite(unsigned ctx, const Rss &r) {
+        while (pend_ctx >= 0) step(nullptr, true);
+        std::erase(active, ctx);
+        cfg[ctx] = r;
+        for (auto w : r.writes()) pend.push_back(w);
+        pend_ctx = int(ctx);
+        rewrites++;
+    }
+    unsigned pick() { return active[tb::rnd(rng, 0, uint32_t(active.size()) - 1)]; }
 
     // One cycle: offer @t if given; consume output with probability p_ready.
     bool step(const Tuple *t, bool ready) {
         m.m_ready_i = ready;
         m.s_valid_i = t != nullptr;
         if (t) {
+            m.s_ctx_i = t->ctx;
             m.s_l3_i = t->l3;
             m.s_l4_i = t->l4;
             m.s_malformed_i = t->malformed;
@@ -167,23 +204,41 @@ struct Bench {
             m.s_dport_i = t->dport;
             m.s_tag_i = t->tag;
         }
+        m.cfg_we_i = 0;
+        if (pend_ctx >= 0 &&
+            std::none_of(sb.begin(), sb.end(), [&](const Expect &e) { return e.ctx == unsigned(pend_ctx); })) {
+            m.cfg_we_i = 1;
+            m.cfg_ctx_i = unsigned(pend_ctx);
+            m.cfg_addr_i = pend.front().first;
+            m.cfg_wdata_i = pend.front().second;
+            pend.pop_front();
+            live_writes += t != nullptr;
+        }
         clk.eval();
         bool accepted = t && m.s_ready_o;
         if (m.m_valid_o && m.m_ready_i) check_output();
         if (accepted) {
-            Expect e = cfg.expect(*t);
+            const Rss &c = cfg[t->ctx];
+            chk.expect(int(t->ctx) != pend_ctx, "tuple on a context being written");
+            Expect e = c.expect(*t);
             sb.push_back(e);
-            per_size[cfg.table_size]++;
-            if (t->malformed && t->l3 != L3_NONE && cfg.fields) {
+            per_size[c.table_size]++;
+            per_ctx[t->ctx]++;
+            if (t->malformed && t->l3 != L3_NONE && c.fields) {
                 Tuple ok = *t;  // what the hash would have been
                 ok.malformed = false;
                 ok.parsed.malformed = false;
                 ok.frame.clear();  // the bare tuple: a malformed frame may end early
-                if (cfg.expect(ok).type != 0) malformed_hashable++;
+                if (c.expect(ok).type != 0) malformed_hashable++;
             }
-            if (cfg.fields && e.queue != cfg.table[e.hash & 0xff]) size_mattered++;
+            if (c.fields && e.queue != c.table[e.hash & 0xff]) size_mattered++;
         }
         clk.tick();
+        m.cfg_we_i = 0;
+        if (pend_ctx >= 0 && pend.empty()) {
+            active.push_back(unsigned(pend_ctx));
+            pend_ctx = -1;
+        }
         return accepted;
     }
 
@@ -195,13 +250,13 @@ struct Bench {
         outputs++;
         chk.expect(m.m_hash_o == e.hash && m.m_hash_type_o == e.type && m.m_queue_o == e.queue &&
                        m.m_tag_o == e.tag,
-                   "tag %u: hash %08x/%08x type %u/%u queue %u/%u", e.tag, m.m_hash_o, e.hash,
+                   "ctx %u tag %u: hash %08x/%08x type %u/%u queue %u/%u", e.ctx, e.tag, m.m_hash_o, e.hash,
                    m.m_hash_type_o, e.type, m.m_queue_o, e.queue);
     }
 
     void drain() {
-        for (int i = 0; i < 16 && !sb.empty(); i++) step(nullptr, true);
-        chk.expect(sb.empty(), "pipeline did not drain (%zu left)", sb.size());
+        for (int i = 0; i < 600 && (!sb.empty() || pend_ctx >= 0); i++) step(nullptr, true);
+        chk.expect(sb.empty() && pend_ctx < 0, "pipeline did not drain (%zu left)", sb.size());
     }
 };
 
@@ -235,11 +290,13 @@ void run_published(Bench &b) {
     std::copy(ms_key, ms_key + 40, r.key.begin());
     r.fields = F_IPV4 | F_IPV4_TCP | F_IPV6 | F_IPV6_TCP;
     for (int i = 0; i < 256; i++) r.table[i] = uint16_t(i * 7 + 1);
-    b.load(r);
+    const unsigned ctx = NCTX - 3;
+    b.load(ctx, r);
     uint16_t tag = 0;
     for (const V &v : vs) {
         for (int four = 0; four < 2; four++) {
             Tuple t;
+            t.ctx = ctx;
             t.l3 = v.v6 ? L3_IPV6 : L3_IPV4;
             t.l4 = four ? L4_TCP : L4_NONE;
             t.src = v.src; t.dst = v.dst; t.sport = v.sport; t.dport = v.dport;
@@ -266,9 +323,11 @@ Rss random_rss(tb::Rng &rng, long round) {
 // Table sizes SET_RSS would reject are ignored: the size stays.
 void bad_sizes(Bench &b, tb::Rng &rng) {
     static const uint32_t bad[] = {0, 3, 96, 255, 257, 384, 512, 0x10100};
-    for (uint32_t v : bad) b.cfg_write(17, v);
+    b.drain();
+    for (uint32_t v : bad) b.cfg_write(tb::rnd(rng, 0, NCTX - 1), 17, v);
     for (int i = 0; i < 200; i++) {
         Tuple t;
+        t.ctx = b.pick();
         t.l3 = L3_IPV4;
         t.l4 = L4_TCP;
         for (int k = 0; k < 4; k++) { t.src[k] = uint8_t(rng()); t.dst[k] = uint8_t(rng()); }
@@ -282,10 +341,17 @@ void bad_sizes(Bench &b, tb::Rng &rng) {
 
 void run_random(Bench &b, tb::Rng &rng, long iters) {
     for (long round = 0; round < 16; round++) {
-        b.load(random_rss(rng, round));
+        // Round 0 loads every context; later rounds rewrite a few under traffic.
+        if (round == 0) {
+            for (unsigned c = 0; c < NCTX; c++) b.load(c, random_rss(rng, long(c % 3)));
+            b.active.clear();
+            for (unsigned c = 0; c < NCTX; c++) b.active.push_back(c);
+        }
         if (round % 4 == 3) bad_sizes(b, rng);
         for (long i = 0; i < iters / 16; i++) {
+            if (round > 0 && i % 500 == 0) b.rewrite(b.pick(), random_rss(rng, round));
             Tuple t;
+            t.ctx = b.pick();
             t.l3 = uint8_t(tb::rnd(rng, 0, 2));
             t.l4 = uint8_t(tb::rnd(rng, 0, 3));
             t.malformed = tb::chance(rng, 0.1);
@@ -313,12 +379,15 @@ void run_random(Bench &b, tb::Rng &rng, long iters) {
 void run_frames(Bench &b, tb::Rng &rng, long n) {
     long malformed = 0;
     for (long round = 0; round < 8; round++) {
-        Rss r = random_rss(rng, round + 1);
-        if (round >= 2) r.fields |= F_IPV4 | F_IPV6 | (round % 2 ? F_IPV4_TCP | F_IPV6_TCP : 0);
-        r.fields &= uint8_t(rng() | F_IPV4 | F_IPV6);
-        b.load(r);
+        for (int k = 0; k < 4; k++) {
+            Rss r = random_rss(rng, round + 1);
+            if (round >= 2) r.fields |= F_IPV4 | F_IPV6 | (round % 2 ? F_IPV4_TCP | F_IPV6_TCP : 0);
+            r.fields &= uint8_t(rng() | F_IPV4 | F_IPV6);
+            b.rewrite(b.pick(), r);
+        }
         for (long i = 0; i < n / 8; i++) {
             Tuple t = frame_tuple(tb::make_frame(rng), uint16_t(i));
+            t.ctx = b.pick();
             malformed += t.malformed;
             bool ready = tb::chance(rng, 0.8);
             while (!b.step(&t, ready)) ready = tb::chance(rng, 0.8);
@@ -336,6 +405,7 @@ void run_throughput(Bench &b, tb::Rng &rng) {
     uint64_t c0 = b.clk.cycle;
     for (long i = 0; i < n; i++) {
         Tuple t;
+        t.ctx = b.pick();
         t.l3 = L3_IPV4; t.l4 = L4_TCP;
         for (int k = 0; k < 4; k++) { t.src[k] = uint8_t(rng()); t.dst[k] = uint8_t(rng()); }
         t.sport = uint16_t(rng()); t.dport = uint16_t(rng()); t.tag = uint16_t(i);
@@ -358,10 +428,11 @@ int main(int argc, char **argv) {
     tb::Rng rng(args.seed);
     tb::Checker chk("rss");
     std::printf("[rss] seed %llu\n", (unsigned long long)args.seed);
-    Bench b(chk);
+    Bench b(chk, rng);
     b.inject = args.inject;
     run_published(b);
     if (bench) {  // the throughput run only
+        b.active = {NCTX - 3};
         run_throughput(b, rng);
         return chk.finish();
     }
@@ -372,7 +443,11 @@ int main(int argc, char **argv) {
     for (auto &kv : b.per_size) std::printf(" %u:%ld", kv.first, kv.second);
     std::printf("\n[rss] %ld malformed inputs an enabled field would have hashed, %ld queues where table_size "
                 "mattered\n", b.malformed_hashable, b.size_mattered);
+    long least = *std::min_element(b.per_ctx.begin(), b.per_ctx.end());
+    std::printf("[rss] %u contexts, at least %ld outputs each; %ld rewrites under traffic, %ld config writes in "
+                "cycles that also offered a tuple\n", NCTX, least, b.rewrites, b.live_writes);
     chk.expect(b.per_size.size() >= 6 && b.malformed_hashable > 100 && b.size_mattered > 100,
                "coverage: table sizes, malformed inputs, mod table_size");
+    chk.expect(least > 100 && b.rewrites >= 40 && b.live_writes > 1000, "coverage: contexts, rewrites under traffic");
     return chk.finish();
 }

@@ -19,7 +19,10 @@
 // Rounds: post random WQEs (1..32 scatter entries, unaligned addresses and
 // lengths, zero-length terminators, bad lkeys, faulting addresses), ring the
 // doorbells, send a batch of random frames (tb_rxp's generator: tags, IPv4
-// options, IPv6 extension headers, TCP/UDP/RoCE, breakage), drain, compare;
+// options, IPv6 extension headers, TCP/UDP/RoCE, breakage; VLAN frames of
+// zeros after the tag, whose CHECKSUM_COMPLETE is 0 only if the FCS is left
+// out), each with its FCS as the MAC passes it, to RQs with VLAN_STRIP
+// and/or RX_FCS, drain, compare;
 // RQs that went to ERR are restarted (RST, RDY). Then throughput.
 #include <algorithm>
 #include <deque>
@@ -142,13 +145,14 @@ struct Bench {
 
     // RQ state mirrored by the test (model holds the truth).
     unsigned log_size[NRQ]{}, log_stride[NRQ]{};
-    std::deque<Frame> tx;                      // frames to stream (no FCS)
+    std::deque<Frame> tx;                      // frames to stream (with FCS)
     struct Meta { unsigned rqn; uint32_t hash; uint8_t htype; kite_ref::Rx rx; };
     std::deque<Meta> metas;
     std::deque<Ev> exp_ev;
     std::deque<Cqe> exp_cqe, got_cqe;
     uint32_t cq_rd[NCQ_USED + 1]{};
     long flush_cqes = 0, frames = 0, events = 0, cqes_checked = 0, stripped = 0;
+    long fcs_kept = 0, fcs_kept_stripped = 0, zero_csum = 0;
     long kinds[8]{};
     long spec_behind_err = 0;
     std::deque<RdJob> rd_jobs;
@@ -216,7 +220,8 @@ struct Bench {
             w.kind = ctx::WQ_ETH;
             w.log_size = uint8_t(tb::rnd(rng, 1, 6));
             w.log_stride = uint8_t(tb::rnd(rng, 4, 9));
-            w.flags = tb::chance(rng, 0.7) ? create_wq_in::FLAGS_VLAN_STRIP : 0;
+            w.flags = uint8_t((tb::chance(rng, 0.7) ? create_wq_in::FLAGS_VLAN_STRIP : 0) |
+                              (q % 2 ? create_wq_in::FLAGS_RX_FCS : 0));  // odd RQs keep the FCS
             w.cqn = 1 + q % NCQ_USED;
             w.base = 0x40000 + uint64_t(q) * 0x8000;
             if (tb::chance(rng, 0.05) || (q == 6 && !rq_err_seen[0])) w.base = FAULT + uint64_t(q) * 0x8000;  // WQE reads fail
@@ -339,6 +344,10 @@ struct Bench {
             e.kind = qa.drops != qb.drops ? 2 : (qa.errors != qb.errors ? 5 : 1);
         else if (qa.errors != qb.errors) e.kind = (now_err && !was_err) ? 7 : 6;
         else { chk.expect(false, "model outcome not classified (frame %ld)", frames); e.kind = 9; }
+        if (e.kind == 0 && (ref.hw.rq[rqn].flags & create_wq_in::FLAGS_RX_FCS)) {
+            fcs_kept++;
+            fcs_kept_stripped += (ref.hw.rq[rqn].flags & create_wq_in::FLAGS_VLAN_STRIP) && rx.p.num_vlans > 0;
+        }
         if (e.kind == 0) {
             e.csum_ok = qa.csum != qb.csum;
             e.bad_csum = a.rx_bad_csum != before.rx_bad_csum;
@@ -361,7 +370,7 @@ struct Bench {
             }
         }
         metas.push_back({rqn, h.hash, h.hash_type, rx});
-        tx.push_back(f);
+        tx.push_back(w);
         frames++;
         kinds[std::min(e.kind, 7u)]++;
     }
@@ -691,6 +700,16 @@ struct Bench {
             Frame f = make_frame(rng);
             if (f.size() < 60) f.resize(60, 0);
             if (f.size() > 9018) f.resize(9018);
+            if (tb::chance(rng, 0.08)) {
+                // 802.1Q, then zeros; sizes whose FCS straddles two beats too.
+                static const unsigned sz[] = {60, 61, 62, 63, 64, 124, 125, 126, 127, 128};
+                f.assign(tb::chance(rng, 0.7) ? sz[tb::rnd(rng, 0, 9)] : tb::rnd(rng, 60, 300), 0);
+                for (int k = 0; k < 12; k++) f[size_t(k)] = uint8_t(rng());
+                put16(f, 12, 0x8100);
+                put16(f, 14, uint16_t(rng()));
+                put16(f, 16, 0x88b5);
+                zero_csum++;
+            }
             offer(f);
         }
         drain();
@@ -720,6 +739,10 @@ int main(int argc, char **argv) {
                     "already dispatched behind a failed write to their RQ\n",
                     b.frames, b.kinds[0], b.kinds[1], b.kinds[2], b.kinds[3], b.kinds[4], b.kinds[5], b.kinds[6],
                     b.kinds[7], b.stripped, b.flush_cqes, b.spec_behind_err);
+        std::printf("[rx_dma] %ld delivered with their FCS (RX_FCS), %ld of them VLAN-stripped; %ld VLAN frames of "
+                    "zeros\n", b.fcs_kept, b.fcs_kept_stripped, b.zero_csum);
+        chk.expect(b.fcs_kept > 20 && b.fcs_kept_stripped > 3 && b.zero_csum > 50,
+                   "RX_FCS, RX_FCS with VLAN_STRIP and zero-sum frames exercised");
         std::printf("[rx_dma] %ld WQE read requests, %ld of several WQEs, %ld ending at the ring's end; %ld RQ "
                     "restarts with reads in flight\n",
                     b.rd_reqs, b.multi_reads, b.ring_end_reads, b.restarts_in_flight);
