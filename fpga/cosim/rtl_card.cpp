@@ -162,6 +162,9 @@ private:
     void fw_cmd(unsigned op, uint16_t qn, const uint8_t *data, size_t n);
     void fw_rss(unsigned ctx, unsigned addr, uint32_t v);
     void fw_func(uint16_t fn);
+    void fw_flt(unsigned port, unsigned addr, uint64_t v);
+    void fw_filter(unsigned port, const ctx::filter_ctx *old);
+    void fw_flow(unsigned port, unsigned rule);
     void phy_update(unsigned port);
     // A pulse on the MAC statistics input (counted by kite_stats); a second
     // event of the same kind in one cycle waits a cycle.
@@ -206,6 +209,7 @@ private:
     Phy phy_[2];
     bool cqe_written_ = false;
     uint16_t mac_ev_ = 0;  // kite_card's mac_ev_i pulses for the next cycle
+    bool filter_init_[2] = {false, false};  // kite_rx_steer's table of the port written once
 
     // Soft CPU: the firmware's view of the context tables (what it wrote),
     // the BAR0 inputs it drives and the events it serves.
@@ -431,6 +435,7 @@ void kite_card::cycle() {
     cycle_++;
     m.fw_fn_we_i = 0;
     m.fw_rss_we_i = 0;
+    m.fw_flt_we_i = 0;
     m.tick_i = 0;
     m.reset_done_i = 0;
     m.cmdq_ci_we_i = 0;
@@ -871,6 +876,76 @@ void kite_card::fw_rss(unsigned ctx, unsigned addr, uint32_t v) {
     cycle();
 }
 
+void kite_card::fw_flt(unsigned port, unsigned addr, uint64_t v) {
+    m_->fw_flt_we_i = 1;
+    m_->fw_flt_port_i = port & 1;
+    m_->fw_flt_addr_i = uint16_t(addr);
+    m_->fw_flt_wdata_i = v;
+    cycle();
+    m_->fw_flt_we_i = 0;
+}
+
+// kite_rx_steer's table words (its header has the map): MACs in wire order
+// from bit 0, IP addresses with byte 0 on top.
+static uint64_t mac_word(const uint8_t *m) {
+    uint64_t v = 0;
+    for (int i = 0; i < 6; i++)
+        v |= uint64_t(m[i]) << (8 * i);
+    return v;
+}
+static uint64_t ip_word(const uint8_t *ip) {
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | ip[i];
+    return v;
+}
+static void filter_words(const ctx::filter_ctx &f, std::vector<std::pair<unsigned, uint64_t>> &w) {
+    w.push_back({0x000, f.rx_mode & 0xfu});
+    w.push_back({0x001, mac_word(f.perm_mac)});
+    for (unsigned i = 0; i < ctx::NUM_UC; i++)
+        w.push_back({0x040 + i, mac_word(f.uc[i]) | uint64_t(i < f.num_uc) << 48});
+    for (unsigned i = 0; i < ctx::NUM_MC; i++)
+        w.push_back({0x080 + i, mac_word(f.mc[i]) | uint64_t(i < f.num_mc) << 48});
+    for (unsigned i = 0; i < 64; i++) {
+        uint64_t v;
+        std::memcpy(&v, f.vlan + 8 * i, 8);
+        w.push_back({0x0c0 + i, v});
+    }
+}
+
+// The PF's filter of a port: the words that changed (all on the first write:
+// the VLAN bitmap RAM has no reset).
+void kite_card::fw_filter(unsigned port, const ctx::filter_ctx *old) {
+    std::vector<std::pair<unsigned, uint64_t>> w, o;
+    filter_words(filter_[ctx::filter_index(0, port)], w);
+    if (old)
+        filter_words(*old, o);
+    for (size_t i = 0; i < w.size(); i++)
+        if (!old || w[i].second != o[i].second)
+            fw_flt(port, w[i].first, w[i].second);
+}
+
+void kite_card::fw_flow(unsigned port, unsigned rule) {
+    using fr = flow_rule_in;
+    const ctx::flow_ctx &f = flow_[ctx::flow_index(0, port, rule)];
+    uint64_t w0 = uint64_t(f.valid != 0) | uint64_t((f.match & fr::MATCH_IPV6) != 0) << 1 |
+                  uint64_t((f.match & fr::MATCH_SRC_IP) != 0) << 2 | uint64_t((f.match & fr::MATCH_DST_IP) != 0) << 3 |
+                  uint64_t((f.match & fr::MATCH_SRC_PORT) != 0) << 4 |
+                  uint64_t((f.match & fr::MATCH_DST_PORT) != 0) << 5 |
+                  uint64_t(std::min<uint8_t>(f.action, 3)) << 6 | uint64_t(f.l4_proto) << 8 |
+                  uint64_t(f.sport) << 16 | uint64_t(f.dport) << 32 | uint64_t(f.ctx & 0xf) << 48;
+    unsigned a = 0x200 + 8 * rule;
+    // Valid last: the rule never matches half written.
+    fw_flt(port, a, w0 & ~uint64_t(1));
+    fw_flt(port, a + 1, std::min<uint32_t>(f.rq, 0xffff));  // beyond: no such RQ either way
+    fw_flt(port, a + 2, ip_word(f.src_ip));
+    fw_flt(port, a + 3, ip_word(f.src_ip + 8));
+    fw_flt(port, a + 4, ip_word(f.dst_ip));
+    fw_flt(port, a + 5, ip_word(f.dst_ip + 8));
+    if (w0 & 1)
+        fw_flt(port, a, w0);
+}
+
 template <typename T> static bool ctx_copy(std::vector<T> &tbl, uint32_t idx, void *buf, uint32_t len, bool write) {
     if (idx >= tbl.size() || len != sizeof(T))
         return false;
@@ -906,8 +981,7 @@ void kite_card::ctx_read(ctx::table t, uint32_t idx, void *buf, uint32_t len) {
 }
 
 // The firmware's context writes, translated into what the RTL's port takes.
-// Tables the RTL has no use for (filters, flow rules, RDMA) stay with the
-// soft CPU.
+// Tables the RTL has no use for (RDMA) stay with the soft CPU.
 void kite_card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t len) {
     void *buf = const_cast<void *>(cbuf);
     bool ok = false;
@@ -994,8 +1068,26 @@ void kite_card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t
                 fw_rss(idx, 256 + i, use ? r.table[i] : 0);
         }
         break;
-    case ctx::table::FILTER: ok = ctx_copy(filter_, idx, buf, len, true); break;
-    case ctx::table::FLOW: ok = ctx_copy(flow_, idx, buf, len, true); break;
+    case ctx::table::FILTER: {
+        // kite_rx_steer holds the PF's filter of each port.
+        ctx::filter_ctx old{};
+        if (idx < filter_.size())
+            old = filter_[idx];
+        ok = ctx_copy(filter_, idx, buf, len, true);
+        for (unsigned p = 0; ok && p < cfg_.num_ports; p++) {
+            if (idx == ctx::filter_index(0, p)) {
+                fw_filter(p, filter_init_[p] ? &old : nullptr);
+                filter_init_[p] = true;
+            }
+        }
+        break;
+    }
+    case ctx::table::FLOW:
+        ok = ctx_copy(flow_, idx, buf, len, true);
+        // ... and the PF's flow rules of each port.
+        if (ok && idx < cfg_.num_ports * limits::MAX_FLOW_RULES)
+            fw_flow(idx / limits::MAX_FLOW_RULES, idx % limits::MAX_FLOW_RULES);
+        break;
     case ctx::table::PORT:
         ok = ctx_copy(port_, idx, buf, len, true);
         if (ok && idx < cfg_.num_ports)

@@ -8,67 +8,12 @@
 #include "kite/ordered_set.hpp"
 #include "kite/parser.hpp"
 #include "kite/rss.hpp"
+#include "rxp/steer.hpp"
 #include "stats/stats.hpp"
 
 namespace kite::model {
 
 using namespace spec;
-
-bool RxPipeline::filter_accepts(uint16_t fn, unsigned port, const uint8_t *f, uint16_t vid, bool tagged) {
-    const ctx::filter_ctx &fc = hw_.filter[ctx::filter_index(fn, port)];
-    if (fc.rx_mode & rx_mode_in::FLAGS_PROMISC)
-        return true;
-    if (tagged && vid && (fc.rx_mode & rx_mode_in::FLAGS_VLAN_FILTER) && !(fc.vlan[vid / 8] >> (vid % 8) & 1))
-        return false;
-    static const uint8_t bc[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
-    if (std::memcmp(f, bc, 6) == 0)
-        return fc.rx_mode & rx_mode_in::FLAGS_BROADCAST;
-    if (f[0] & 1) {
-        if (fc.rx_mode & rx_mode_in::FLAGS_ALLMULTI)
-            return true;
-        for (unsigned i = 0; i < fc.num_mc; i++)
-            if (std::memcmp(f, fc.mc[i], 6) == 0)
-                return true;
-        return false;
-    }
-    if (std::memcmp(f, fc.perm_mac, 6) == 0)
-        return true;
-    for (unsigned i = 0; i < fc.num_uc; i++)
-        if (std::memcmp(f, fc.uc[i], 6) == 0)
-            return true;
-    return false;
-}
-
-const ctx::flow_ctx *RxPipeline::flow_match(uint16_t fn, unsigned port, const uint8_t *f, const parsed_frame &p) {
-    if (p.malformed || p.ip_frag || (p.l4 != l4_type::TCP && p.l4 != l4_type::UDP))
-        return nullptr;
-    const bool v6 = p.l3 == l3_type::IPV6;
-    uint8_t src[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff}, dst[16];
-    std::memcpy(dst, src, 12);
-    if (v6) {
-        std::memcpy(src, f + p.l3_off + 8, 16);
-        std::memcpy(dst, f + p.l3_off + 24, 16);
-    } else {
-        std::memcpy(src + 12, f + p.l3_off + 12, 4);
-        std::memcpy(dst + 12, f + p.l3_off + 16, 4);
-    }
-    using fr = flow_rule_in;
-    const ctx::flow_ctx *r = &hw_.flow[ctx::flow_index(fn, port, 0)];
-    for (unsigned i = 0; i < limits::MAX_FLOW_RULES; i++, r++) {
-        if (!r->valid || r->l4_proto != p.l4_proto || bool(r->match & fr::MATCH_IPV6) != v6)
-            continue;
-        if ((r->match & fr::MATCH_SRC_IP) && std::memcmp(r->src_ip, src, 16))
-            continue;
-        if ((r->match & fr::MATCH_DST_IP) && std::memcmp(r->dst_ip, dst, 16))
-            continue;
-        if ((r->match & fr::MATCH_SRC_PORT) && r->sport != p.sport)
-            continue;
-        if ((r->match & fr::MATCH_DST_PORT) && r->dport != p.dport)
-            continue;
-        return r;
-    }
-    return nullptr;
-}
 
 int RxPipeline::receive(unsigned port, const uint8_t *f, size_t len) {
     PortState &ps = hw_.ports[port];
@@ -105,12 +50,12 @@ int RxPipeline::receive(unsigned port, const uint8_t *f, size_t len) {
 
     // Only the PF receives until VF steering arrives with SR-IOV.
     const uint16_t fn = 0;
-    if (!filter_accepts(fn, port, f, p.outer_tci & 0xfff, p.num_vlans > 0)) {
+    if (!filter_accepts(hw_.filter[ctx::filter_index(fn, port)], f, p.outer_tci & 0xfff, p.num_vlans > 0)) {
         st.rx_filtered++;
         return 1;
     }
     // Steering: the lowest matching ntuple rule, else RSS context 0.
-    const ctx::flow_ctx *rule = flow_match(fn, port, f, p);
+    const ctx::flow_ctx *rule = flow_match(&hw_.flow[ctx::flow_index(fn, port, 0)], f, p);
     if (rule && rule->action == 2) {
         if (!fcs_good)
             st.rx_bad_fcs++;

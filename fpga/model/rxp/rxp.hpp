@@ -20,8 +20,6 @@ public:
     int receive(unsigned port, const uint8_t *frame, size_t len);
 
 private:
-    const ctx::flow_ctx *flow_match(uint16_t fn, unsigned port, const uint8_t *f, const parsed_frame &p);
-    bool filter_accepts(uint16_t fn, unsigned port, const uint8_t *f, uint16_t outer_vid, bool tagged);
     Hw &hw_;
     QueueEngine &q_;
     Mac &mac_;

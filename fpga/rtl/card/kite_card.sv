@@ -11,9 +11,10 @@
 //              kite_card_txg gather (DMA read) -> kite_txp_lso -> kite_card_fcs
 //              (pad, FCS by kite_mac_crc32) -> MAC TX; ETH_TX CQE
 //   RX         MAC RX (frames with FCS; frame-level round robin of the two
-//              ports) -> kite_card_rxfcs (FCS off) -> kite_rxp -> kite_rss
-//              ({port, context} per frame) -> kite_rx_dma (frame buffer with
-//              FCS beside the parser; DMA writes) -> RX CQE
+//              ports) -> kite_card_rxfcs (FCS off) -> kite_rxp ->
+//              kite_rx_steer (filters, flow rules) -> kite_rss ({port,
+//              context} per frame) -> kite_rx_dma (frame buffer with FCS
+//              beside the parser; DMA writes; steering drops discarded) -> RX CQE
 //   CQ/EQ      one ordered command stream into kite_cq (firmware, CQ/EQ
 //              doorbells, queue manager completions, RX and TX CQEs); its
 //              CQE/EQE writes share the DMA write client with RX data; MSI-X
@@ -113,6 +114,11 @@ module kite_card #(
   input  logic [$clog2(NPORT)+3:0]  fw_rss_ctx_i,
   input  logic [8:0]                fw_rss_addr_i,
   input  logic [31:0]               fw_rss_wdata_i,
+  // Receive filter and flow rule tables of a port (kite_rx_steer's config port).
+  input  logic                      fw_flt_we_i,
+  input  logic [$clog2(NPORT)-1:0]  fw_flt_port_i,
+  input  logic [9:0]                fw_flt_addr_i,
+  input  logic [63:0]               fw_flt_wdata_i,
   input  logic [31:0]               now_us_i,
   input  logic                      tick_i,
 
@@ -174,8 +180,9 @@ module kite_card #(
 
   // MAC / PHY statistics pulses per port (the CMAC's statistics vector and
   // the PHY's link state changes), port p at [8p +: 8]: 0 rx_runt,
-  // 1 rx_oversize, 2 rx_bad_fcs, 3 link_changes, 4 rx_multicast,
-  // 5 rx_broadcast, 6 tx_multicast, 7 tx_broadcast.
+  // 1 rx_oversize, 2 rx_bad_fcs, 3 link_changes, 4 and 5 unused (RX
+  // multicast / broadcast count delivered frames, from kite_rx_steer's
+  // class), 6 tx_multicast, 7 tx_broadcast.
   input  logic [NPORT*8-1:0]        mac_ev_i,
 
   // Events with no counter slot yet (rtl.rst).
@@ -598,12 +605,29 @@ module kite_card #(
     rx_tready_o[rx_sel] = in_ready;
   end
 
-  // Port of each frame, for the counters and RSS (read as its parse record
-  // leaves kite_rxp: rxport_rss_q).
-  logic [PW-1:0] rxport_mem [16];
-  logic [4:0]    rxport_wr_q, rxport_rd_q, rxport_rss_q;
-  always_ff @(posedge clk_i) if (in_valid && in_ready && in_last) rxport_mem[rxport_wr_q[3:0]] <= rx_sel;
+  // Port and destination MAC of each frame, for steering (read as records
+  // leave kite_rxp) and the counters (read as kite_rx_dma's events come).
+  // Deep enough for every frame between the input and its event: kite_rx_dma
+  // holds 32, the parse / steer / hash pipelines fewer.
+  localparam int unsigned NRXF = 64;
+  logic [PW-1:0] rxport_mem [NRXF];
+  logic [47:0]   rxda_mem [NRXF];
+  logic [6:0]    rxport_wr_q, rxport_rd_q, rxport_st_q;
+  logic          rx_first_q;
+  logic [47:0]   rx_da_q, rx_da;
+  assign rx_da = rx_first_q ? in_data[47:0] : rx_da_q;
+  always_ff @(posedge clk_i) begin
+    if (in_valid && in_ready && in_last) begin
+      rxport_mem[rxport_wr_q[5:0]] <= rx_sel;
+      rxda_mem[rxport_wr_q[5:0]]   <= rx_da;
+    end
+    if (in_valid && in_ready && rx_first_q) rx_da_q <= in_data[47:0];
+  end
 
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) rx_first_q <= 1'b1;
+    else if (in_valid && in_ready) rx_first_q <= in_last;
+  end
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rx_lock_q <= 1'b0;
@@ -647,51 +671,85 @@ module kite_card #(
     .m_l4_ok_o(p_l4_ok), .m_l4_bad_o(p_l4_bad), .m_csum_complete_o(p_csum)
   );
   logic unused_rxp;
-  assign unused_rxp = ^{p_len, p_ethertype, p_l3_off, p_l3_hdr_len, p_l3_end, p_ip_frag, p_l4_proto, p_l4_off,
+  assign unused_rxp = ^{p_len, p_ethertype, p_l3_off, p_l3_hdr_len, p_l3_end, p_l4_off,
                         p_roce, p_bth_opcode, p_bth_dqpn, p_bth_psn, p_deep};
 
-  // Parse records wait here while kite_rss hashes (same order).
-  localparam int unsigned RW = 2 + 16 + 1 + 1 + 1 + 1 + 1 + 16;
+  // Steering on the frame's port and destination MAC; the parse record
+  // travels as its tag.
+  localparam int unsigned STW = PW + 2 + 2 + 128 + 128 + 16 + 16 + 1 + 2 + 16 + 1 + 1 + 1 + 1 + 16;
+  logic           st_valid, st_ready, st_drop, st_drop_flow, st_to_rq, st_mcast, st_bcast, st_cfg_bad;
+  logic [15:0]    st_rq;
+  logic [3:0]     st_rss_ctx;
+  logic [STW-1:0] st_tag;
+  logic [PW-1:0]  t_port;
+  logic [1:0]     t_l3, t_l4, t_num_vlans;
+  logic [127:0]   t_src_ip, t_dst_ip;
+  logic [15:0]    t_sport, t_dport, t_tci, t_csum;
+  logic           t_malf, t_v4, t_v4ok, t_l4ok, t_l4bad;
+
+  kite_rx_steer #(.NPORT(NPORT), .TAG_W(STW)) u_steer (
+    .clk_i, .rst_ni,
+    .cfg_we_i(fw_flt_we_i), .cfg_port_i(fw_flt_port_i), .cfg_addr_i(fw_flt_addr_i),
+    .cfg_wdata_i(fw_flt_wdata_i), .cfg_bad_o(st_cfg_bad),
+    .s_valid_i(p_valid), .s_ready_o(p_ready), .s_port_i(rxport_mem[rxport_st_q[5:0]]),
+    .s_da_i(rxda_mem[rxport_st_q[5:0]]), .s_num_vlans_i(p_num_vlans), .s_tci_i(p_tci), .s_l3_i(p_l3),
+    .s_l4_i(p_l4), .s_l4_proto_i(p_l4_proto), .s_ip_frag_i(p_ip_frag), .s_malformed_i(p_malformed),
+    .s_src_ip_i(p_src_ip), .s_dst_ip_i(p_dst_ip), .s_sport_i(p_sport), .s_dport_i(p_dport),
+    .s_tag_i({rxport_mem[rxport_st_q[5:0]], p_l3, p_l4, p_src_ip, p_dst_ip, p_sport, p_dport, p_malformed,
+              p_num_vlans, p_tci,
+              p_l3 == 2'd1, p_v4ok, p_l4_ok, p_l4_bad, p_csum}),
+    .m_valid_o(st_valid), .m_ready_i(st_ready), .m_tag_o(st_tag), .m_drop_o(st_drop),
+    .m_drop_flow_o(st_drop_flow), .m_to_rq_o(st_to_rq), .m_rq_o(st_rq), .m_rss_ctx_o(st_rss_ctx),
+    .m_mcast_o(st_mcast), .m_bcast_o(st_bcast)
+  );
+  assign {t_port, t_l3, t_l4, t_src_ip, t_dst_ip, t_sport, t_dport, t_malf, t_num_vlans, t_tci, t_v4, t_v4ok, t_l4ok,
+          t_l4bad, t_csum} = st_tag;
+
+  // Destination class of each frame, for the counters (read with the port).
+  logic [1:0] rxcls_mem [NRXF];
+  logic [6:0] rxcls_wr_q;
+  always_ff @(posedge clk_i) if (st_valid && st_ready) rxcls_mem[rxcls_wr_q[5:0]] <= {st_mcast, st_bcast};
+
+  // Records wait here while kite_rss hashes (same order).
+  localparam int unsigned RW = 2 + 16 + 1 + 1 + 1 + 1 + 1 + 16 + 1 + 1 + 1 + 16;
   logic [RW-1:0] rec_mem [8];
   logic [3:0]    rec_wr_q, rec_rd_q;
   logic          rec_full, rss_s_ready, rss_valid, rss_ready;
   logic [31:0]   rss_hash;
   logic [7:0]    rss_htype;
   logic [15:0]   rss_queue, rss_tag;
-  logic [3:0]    st_rss_ctx;     // RSS context within the frame's port (flow rules: later)
   logic [PW+3:0] rss_ctx;
   logic [1:0]    r_num_vlans;
-  logic [15:0]   r_tci, r_csum;
-  logic          r_v4, r_v4ok, r_l4ok, r_l4bad, r_malf;
+  logic [15:0]   r_tci, r_csum, r_rq;
+  logic          r_v4, r_v4ok, r_l4ok, r_l4bad, r_malf, r_drop, r_drop_flow, r_to_rq;
   assign rec_full = (rec_wr_q - rec_rd_q) == 4'd8;
-  assign p_ready  = rss_s_ready && !rec_full;
-  always_ff @(posedge clk_i) if (p_valid && p_ready)
-    rec_mem[rec_wr_q[2:0]] <= {p_num_vlans, p_tci, p_l3 == 2'd1, p_v4ok, p_l4_ok, p_l4_bad, p_malformed, p_csum};
-  assign {r_num_vlans, r_tci, r_v4, r_v4ok, r_l4ok, r_l4bad, r_malf, r_csum} = rec_mem[rec_rd_q[2:0]];
+  assign st_ready = rss_s_ready && !rec_full;
+  always_ff @(posedge clk_i) if (st_valid && st_ready)
+    rec_mem[rec_wr_q[2:0]] <= {t_num_vlans, t_tci, t_v4, t_v4ok, t_l4ok, t_l4bad, t_malf, t_csum,
+                               st_drop, st_drop_flow, st_to_rq, st_rq};
+  assign {r_num_vlans, r_tci, r_v4, r_v4ok, r_l4ok, r_l4bad, r_malf, r_csum, r_drop, r_drop_flow, r_to_rq,
+          r_rq} = rec_mem[rec_rd_q[2:0]];
 
-  assign st_rss_ctx = '0;
-  assign rss_ctx    = {rxport_mem[rxport_rss_q[3:0]], st_rss_ctx};
+  assign rss_ctx = {t_port, st_rss_ctx};
 
   kite_rss #(.NCTX(NPORT * 16)) u_rss (
     .clk_i, .rst_ni,
     .cfg_we_i(fw_rss_we_i), .cfg_ctx_i(fw_rss_ctx_i), .cfg_addr_i(fw_rss_addr_i), .cfg_wdata_i(fw_rss_wdata_i),
-    .s_valid_i(p_valid && !rec_full), .s_ready_o(rss_s_ready), .s_ctx_i(rss_ctx), .s_l3_i(p_l3), .s_l4_i(p_l4),
-    .s_src_ip_i(p_src_ip), .s_dst_ip_i(p_dst_ip), .s_sport_i(p_sport), .s_dport_i(p_dport), .s_tag_i('0),
-    .s_malformed_i(p_malformed),
+    .s_valid_i(st_valid && !rec_full), .s_ready_o(rss_s_ready), .s_ctx_i(rss_ctx), .s_l3_i(t_l3), .s_l4_i(t_l4),
+    .s_src_ip_i(t_src_ip), .s_dst_ip_i(t_dst_ip), .s_sport_i(t_sport), .s_dport_i(t_dport), .s_tag_i('0),
+    .s_malformed_i(t_malf),
     .m_valid_o(rss_valid), .m_ready_i(rss_ready), .m_hash_o(rss_hash), .m_hash_type_o(rss_htype),
     .m_queue_o(rss_queue), .m_tag_o(rss_tag)
   );
   logic unused_tag;
-  assign unused_tag = ^rss_tag;
+  assign unused_tag = ^{rss_tag, st_cfg_bad};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      rec_wr_q     <= '0;
-      rec_rd_q     <= '0;
-      rxport_rss_q <= '0;
+      rec_wr_q <= '0;
+      rec_rd_q <= '0;
     end else begin
-      if (p_valid && p_ready) rec_wr_q <= rec_wr_q + 1'b1;
-      if (p_valid && p_ready) rxport_rss_q <= rxport_rss_q + 1'b1;
+      if (st_valid && st_ready) rec_wr_q <= rec_wr_q + 1'b1;
       if (rss_valid && rss_ready) rec_rd_q <= rec_rd_q + 1'b1;
     end
   end
@@ -707,7 +765,7 @@ module kite_card #(
   logic [15:0]  x_cqe_cqn;
   logic [255:0] x_cqe_data;
   logic         x_ev_valid, x_ev_csum_ok, x_ev_bad_csum, x_rqerr_write;
-  logic [2:0]   x_ev_kind;
+  logic [3:0]   x_ev_kind;
   logic [15:0]  x_ev_qn, x_ev_len;
 
   kite_rx_dma #(.NQ(NQ), .FN_W(FN_W), .RD_ID(8'h40), .WR_ID(8'h00)) u_rx_dma (
@@ -719,10 +777,11 @@ module kite_card #(
     .acc_valid_i(acc_valid && acc_rq), .acc_qn_i(acc_qn), .acc_pi_i(acc_pi),
     .s_valid_i(in_valid && fcs_ready), .s_ready_o(dma_s_ready), .s_data_i(in_data), .s_keep_i(in_keep),
     .s_last_i(in_last),
-    .meta_valid_i(rss_valid), .meta_ready_o(rss_ready), .meta_rqn_i(rss_queue), .meta_hash_i(rss_hash),
+    .meta_valid_i(rss_valid), .meta_ready_o(rss_ready), .meta_rqn_i(r_to_rq ? r_rq : rss_queue),
+    .meta_hash_i(rss_hash),
     .meta_hash_type_i(rss_htype), .meta_num_vlans_i(r_num_vlans), .meta_tci_i(r_tci), .meta_ipv4_i(r_v4),
     .meta_ipv4_hdr_ok_i(r_v4ok), .meta_l4_ok_i(r_l4ok), .meta_l4_bad_i(r_l4bad), .meta_malformed_i(r_malf),
-    .meta_csum_i(r_csum),
+    .meta_csum_i(r_csum), .meta_drop_i(r_drop), .meta_drop_flow_i(r_drop_flow),
     .rd_req_valid_o(x_rd_valid), .rd_req_ready_i(x_rd_ready), .rd_req_id_o(x_rd_id), .rd_req_fn_o(x_rd_fn),
     .rd_req_addr_o(x_rd_addr), .rd_req_len_o(x_rd_len),
     .rd_rsp_valid_i(x_rsp_valid), .rd_rsp_ready_o(x_rsp_ready), .rd_rsp_data_i(rd_rsp_data),
@@ -1035,18 +1094,19 @@ module kite_card #(
   logic [31:0]          inc_amt_x;
   logic                 st_busy;
 
-  logic [3+16+16+2+PW-1:0] ev_mem [8];
+  logic [4+16+16+2+2+PW-1:0] ev_mem [8];
   logic [3:0]   ev_wr_q, ev_rd_q;
   logic [2:0]   ev_step_q;
-  logic [2:0]   e_kind;
+  logic [3:0]   e_kind;
   logic [15:0]  e_qn, e_len;
-  logic         e_ok, e_bad, ev_empty;
+  logic         e_ok, e_bad, e_mc, e_bc, ev_empty;
   logic [PW-1:0] e_port;
   logic [IW-1:0] e_pbase, e_qbase;
   assign ev_empty = ev_wr_q == ev_rd_q;
-  assign {e_kind, e_qn, e_len, e_ok, e_bad, e_port} = ev_mem[ev_rd_q[2:0]];
+  assign {e_kind, e_qn, e_len, e_ok, e_bad, e_mc, e_bc, e_port} = ev_mem[ev_rd_q[2:0]];
   always_ff @(posedge clk_i) if (x_ev_valid)
-    ev_mem[ev_wr_q[2:0]] <= {x_ev_kind, x_ev_qn, x_ev_len, x_ev_csum_ok, x_ev_bad_csum, rxport_mem[rxport_rd_q[3:0]]};
+    ev_mem[ev_wr_q[2:0]] <= {x_ev_kind, x_ev_qn, x_ev_len, x_ev_csum_ok, x_ev_bad_csum,
+                             rxcls_mem[rxport_rd_q[5:0]], rxport_mem[rxport_rd_q[5:0]]};
   assign e_pbase = IW'(32'(e_port) * 32);
   assign e_qbase = IW'(64 + 8 * (512 + 32'(e_qn[QW-1:0])));   // RQ n: queue slot 512 + n
 
@@ -1057,7 +1117,7 @@ module kite_card #(
   always_comb begin
     s_inc = 1'b0; s_idx = '0; s_amt = 32'd1; s_last = 1'b0;
     unique case (e_kind)
-      3'd0: unique case (ev_step_q)  // delivered
+      4'd0: unique case (ev_step_q)  // delivered
         3'd0: begin s_inc = 1'b1; s_idx = e_pbase + 0; end                        // rx_packets
         3'd1: begin s_inc = 1'b1; s_idx = e_pbase + 1; s_amt = 32'(e_len); end    // rx_bytes
         3'd2: begin s_inc = 1'b1; s_idx = e_pbase + 29; end                       // rx_csum_complete
@@ -1066,13 +1126,15 @@ module kite_card #(
         3'd5: begin s_inc = 1'b1; s_idx = e_qbase + 1; s_amt = 32'(e_len); end    // RQ bytes
         default: begin s_inc = e_ok; s_idx = e_qbase + 4; s_last = 1'b1; end     // RQ csum
       endcase
-      3'd1: begin s_inc = 1'b1; s_idx = e_pbase + 4; s_last = 1'b1; end           // rx_no_buffer
-      3'd2, 3'd5: unique case (ev_step_q)
+      4'd1: begin s_inc = 1'b1; s_idx = e_pbase + 4; s_last = 1'b1; end           // rx_no_buffer
+      4'd2, 4'd5: unique case (ev_step_q)
         3'd0: begin s_inc = 1'b1; s_idx = e_pbase + 4; end                        // rx_no_buffer
-        default: begin s_inc = 1'b1; s_idx = e_qbase + (e_kind == 3'd2 ? 2 : 3); s_last = 1'b1; end
+        default: begin s_inc = 1'b1; s_idx = e_qbase + (e_kind == 4'd2 ? 2 : 3); s_last = 1'b1; end
       endcase
-      3'd3: begin s_inc = 1'b1; s_idx = e_pbase + 27; s_last = 1'b1; end          // rx_malformed
-      3'd4: unique case (ev_step_q)
+      4'd3: begin s_inc = 1'b1; s_idx = e_pbase + 27; s_last = 1'b1; end          // rx_malformed
+      4'd8: begin s_inc = 1'b1; s_idx = e_pbase + 9; s_last = 1'b1; end           // rx_filtered
+      4'd9: begin s_inc = 1'b1; s_idx = e_pbase + 30; s_last = 1'b1; end          // rx_flow_drop
+      4'd4: unique case (ev_step_q)
         3'd0: begin s_inc = 1'b1; s_idx = e_pbase + 6; end                        // rx_oversize
         default: begin s_inc = 1'b1; s_idx = e_qbase + 2; s_last = 1'b1; end     // RQ drops
       endcase
@@ -1087,8 +1149,12 @@ module kite_card #(
       ev_step_q   <= '0;
       rxport_wr_q <= '0;
       rxport_rd_q <= '0;
+      rxport_st_q <= '0;
+      rxcls_wr_q  <= '0;
     end else begin
       if (in_valid && in_ready && in_last) rxport_wr_q <= rxport_wr_q + 1'b1;
+      if (p_valid && p_ready) rxport_st_q <= rxport_st_q + 1'b1;
+      if (st_valid && st_ready) rxcls_wr_q <= rxcls_wr_q + 1'b1;
       if (x_ev_valid) begin
         ev_wr_q     <= ev_wr_q + 1'b1;
         rxport_rd_q <= rxport_rd_q + 1'b1;
@@ -1123,8 +1189,10 @@ module kite_card #(
   // Source NSRC-1: counts kept elsewhere, reported as increments. Per port,
   // slots 0-3 follow running counts (queue manager tx_bad_desc, tx_dma_error,
   // db_dropped; kite_txp_lso super-frames): the difference to the last
-  // reported value; slots 4-11 count mac_ev_i pulses. The lowest slot with
-  // something to report goes each cycle.
+  // reported value; slots 4-11 count mac_ev_i pulses, except 8 and 9
+  // (rx_multicast, rx_broadcast): delivered RX frames by their destination
+  // (an event's first step). The lowest slot with something to report goes
+  // each cycle.
   localparam int unsigned NSLOT = 12;
   function automatic logic [4:0] slot_idx(logic [3:0] k);  // word in struct port_stats
     unique case (k)
@@ -1142,6 +1210,11 @@ module kite_card #(
       default: slot_idx = 5'd13;  // tx_broadcast
     endcase
   endfunction
+  logic [1:0]  rx_cls [NPORT];   // a delivered frame: multicast, broadcast
+  always_comb begin
+    for (int p = 0; p < NPORT; p++)
+      rx_cls[p] = (!ev_empty && ev_step_q == 3'd0 && e_kind == 4'd0 && e_port == PW'(p)) ? {e_bc, e_mc} : 2'b00;
+  end
   logic [31:0] x_cur [NPORT][4];
   logic [31:0] x_rep_q [NPORT][4];
   logic [15:0] x_pend_q [NPORT][8];
@@ -1184,7 +1257,7 @@ module kite_card #(
         for (int k = 0; k < 8; k++)
           x_pend_q[p][k] <= x_pend_q[p][k]
                             - ((x_valid && x_port == PW'(p) && x_slot == 4'(k + 4)) ? x_pend_q[p][k] : 16'd0)
-                            + 16'(mac_ev_i[p*8 + k]);
+                            + ((k == 4 || k == 5) ? 16'(rx_cls[p][k-4]) : 16'(mac_ev_i[p*8 + k]));
       end
     end
   end

@@ -7,6 +7,8 @@
 // beside kite_rxp (which sees them without FCS); the per-frame record (kite_rxp's parse + checksum
 // verdict joined with kite_rss's hash and queue) arrives later on the meta
 // port, in frame order. Per frame:
+//   dropped by kite_rx_steer       drop, EV_FILTERED (receive filter) or
+//                                  EV_FLOW_DROP (flow rule action 2)
 //   RQ not valid or not RDY        drop, EV_NO_BUF
 //   malformed                      drop, EV_MALFORMED
 //   ring empty (pi == ci)          drop, EV_NO_BUF_Q (rx_no_buffer, RQ drops)
@@ -28,7 +30,8 @@
 // RQ contexts are the queue manager's (same write port, plus the RQ flags);
 // pi comes from the queue manager's accepted RQ doorbells. Not here (see
 // rtl.rst): RX_ALL (the MAC drops bad-FCS frames before this block),
-// PAUSE back-pressure on an empty ring, receive filters and ntuple rules.
+// PAUSE back-pressure on an empty ring. Receive filters and ntuple rules
+// are kite_rx_steer's: its drops only free the frame's buffer here.
 //
 // DMA writes follow kite_pcie_wr: data words are address-aligned (lane i =
 // address mod 64). A word is read from the frame buffer as a two-beat window
@@ -118,6 +121,8 @@ module kite_rx_dma #(
   input  logic                  meta_l4_bad_i,
   input  logic                  meta_malformed_i,
   input  logic [15:0]           meta_csum_i,      // kite_rxp csum_complete
+  input  logic                  meta_drop_i,      // kite_rx_steer: discard the frame
+  input  logic                  meta_drop_flow_i, // reason: flow rule (else receive filter)
 
   // DMA read (WQE); the top routes this client's responses here.
   output logic                  rd_req_valid_o,
@@ -166,7 +171,7 @@ module kite_rx_dma #(
 
   // One record per frame for the counters.
   output logic                  ev_valid_o,
-  output logic [2:0]            ev_kind_o,
+  output logic [3:0]            ev_kind_o,
   output logic [15:0]           ev_qn_o,
   output logic [15:0]           ev_len_o,         // frame length without FCS
   output logic                  ev_csum_ok_o,     // L3_OK or L4_OK in the CQE
@@ -190,8 +195,9 @@ module kite_rx_dma #(
   function automatic logic [2:0] sh_of(input logic [3:0] ls);
     sh_of = ls < 4'd4 ? 3'd0 : (ls > 4'd9 ? 3'd5 : 3'(ls - 4'd4));
   endfunction
-  localparam logic [2:0] EV_OK = 3'd0, EV_NO_BUF = 3'd1, EV_NO_BUF_Q = 3'd2, EV_MALFORMED = 3'd3,
-                         EV_OVERSIZE = 3'd4, EV_RD_ERR = 3'd5, EV_PROT_ERR = 3'd6, EV_WR_ERR = 3'd7;
+  localparam logic [3:0] EV_OK = 4'd0, EV_NO_BUF = 4'd1, EV_NO_BUF_Q = 4'd2, EV_MALFORMED = 4'd3,
+                         EV_OVERSIZE = 4'd4, EV_RD_ERR = 4'd5, EV_PROT_ERR = 4'd6, EV_WR_ERR = 4'd7,
+                         EV_FILTERED = 4'd8, EV_FLOW_DROP = 4'd9;
   localparam logic [1:0] ST_RST = 2'(kite_pkg::WQ_STATE_RST);
   localparam logic [1:0] ST_RDY = 2'(kite_pkg::WQ_STATE_RDY);
   localparam logic [1:0] ST_ERR = 2'(kite_pkg::WQ_STATE_ERR);
@@ -706,13 +712,14 @@ module kite_rx_dma #(
   assign prev_v_d = lr_v_q[h] && pend_q[lr_q[h]] && pq_q[lr_q[h]] == qn && !(r_go && lr_q[h] == rt_i);
 
   logic       d_go, d_ok;
-  logic [2:0] d_kind;
+  logic [3:0] d_kind;
   logic       d_wait;
   always_comb begin
     d_kind  = EV_OK;
     d_wait  = 1'b0;
     d_alloc = 1'b0;
     if (!d_have) d_wait = 1'b1;
+    else if (meta_drop_i) d_kind = meta_drop_flow_i ? EV_FLOW_DROP : EV_FILTERED;
     else if (!qn_ok || !en_q[qn] || st_q[qn] != ST_RDY) d_kind = EV_NO_BUF;
     else if (meta_malformed_i) d_kind = EV_MALFORMED;
     else if (pi_d == ci_d) d_kind = EV_NO_BUF_Q;
@@ -753,7 +760,7 @@ module kite_rx_dma #(
 
   // Per-frame record, kept from dispatch to retire: kind, rqn, cqn, WQE
   // index, then the ETH_RX CQE fields and the counter flags.
-  localparam int unsigned REC_W = 3 + 16 + 16 + 16 + 16 + 32 + 8 + 1 + 16 + 3 + 16 + 2;
+  localparam int unsigned REC_W = 4 + 16 + 16 + 16 + 16 + 32 + 8 + 1 + 16 + 3 + 16 + 2;
   logic [REC_W-1:0] rec_mem [NDESC];
   always_ff @(posedge clk_i) begin
     if (d_go)
@@ -935,7 +942,7 @@ module kite_rx_dma #(
   // also rolls ci back over younger speculative frames of the RQ); a
   // speculative frame whose RQ is now ERR is the model's NO_BUF; then the
   // CQE and ci (both at once) and the ev record; the frame buffer is freed.
-  logic [2:0]  rc_kind;
+  logic [3:0]  rc_kind;
   logic [15:0] rc_rqn, rc_cqn, rc_dlen, rc_tci, rc_csum;
   logic [31:0] rc_hash;
   logic [7:0]  rc_htype;
@@ -947,7 +954,7 @@ module kite_rx_dma #(
 
   logic        r_have, r_resolved, r_failed, r_conv, r_ready, need_cqe;
   logic        h_errd_q, cqe_sent_q, ci_sent_q;
-  logic [2:0]  r_kind;
+  logic [3:0]  r_kind;
   assign r_have     = dq_rd_q != dq_dp_q;
   assign r_resolved = r_have && fin_q[rt_i] && rec_got[rt_i] == rec_nwr[rt_i];
   assign r_failed   = rc_kind == EV_OK && !cancel_q[rt_i] && err_q[rt_i];
@@ -1215,7 +1222,7 @@ module kite_rx_dma #(
         dq_dp_q          <= dq_dp_q + 1'b1;
         infl_q[dp_i]     <= 1'b1;
         pend_q[dp_i]     <= d_ok;
-        spec_q[dp_i]     <= haz;
+        spec_q[dp_i]     <= haz && d_kind < EV_FILTERED;   // steering drops come first
         todo_q[dp_i]     <= d_ok && dlen_d != '0;
         fin_q[dp_i]      <= !(d_ok && dlen_d != '0);
         cancel_q[dp_i]   <= 1'b0;

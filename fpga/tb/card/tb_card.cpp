@@ -41,6 +41,11 @@
 //  10. RX_FCS with VLAN_STRIP: a tagged and an untagged frame reach the
 //      buffer with their FCS (the tag removed), byte_cnt counting it, and
 //      port rx_bytes without it, as the model.
+//  11. RX steering on port 1: a frame to another MAC and one to a multicast
+//      group not joined are filtered; after the group's entry is written one
+//      is delivered (rx_multicast); with RSS pointing at a missing RQ, a flow
+//      rule sends a UDP port to RQ 1 and another drops one (rx_flow_drop):
+//      buffers, CQEs and the five counters as the model's.
 // Frames reach the card's MAC ports with their FCS, as the MAC passes them.
 // --inject corrupts one expected byte (the run must fail).
 #include <algorithm>
@@ -173,6 +178,7 @@ struct Bench {
         m.fw_wq_valid_i = 0;
         m.fw_cq_valid_i = 0;
         m.fw_rss_we_i = 0;
+        m.fw_flt_we_i = 0;
         m.fw_st_valid_i = 0;
         m.fw_st_clear_i = 0;
         m.mac_ev_i = 0;
@@ -335,6 +341,7 @@ struct Bench {
         m.fw_wq_valid_i = 0;
         m.fw_cq_valid_i = 0;
         m.fw_rss_we_i = 0;
+        m.fw_flt_we_i = 0;
         m.mac_ev_i = 0;
         if (fw_st_taken) m.fw_st_valid_i = 0;
         if (fw_rd_taken) m.fw_rd_valid_i = 0;
@@ -342,6 +349,15 @@ struct Bench {
     }
 
     void run(unsigned n) { for (unsigned i = 0; i < n; i++) step(); }
+
+    // kite_rx_steer's config port: one 64-bit word of a port's tables.
+    void flt(unsigned port, unsigned addr, uint64_t v) {
+        m.fw_flt_we_i = 1;
+        m.fw_flt_port_i = port;
+        m.fw_flt_addr_i = addr;
+        m.fw_flt_wdata_i = v;
+        step();
+    }
 
     // ------------------------------------------------------------ firmware
     void fw_wq(bool rq, unsigned qn, const ctx::wq_ctx &w) {
@@ -472,6 +488,7 @@ int main(int argc, char **argv) {
         b.rss_write(16 * p, 17, 1);
         b.rss_write(16 * p, 256, 1);
     }
+    for (unsigned p = 0; p < 2; p++) b.flt(p, 0x000, spec::rx_mode_in::FLAGS_PROMISC);  // as the model's
     ctx::wq_ctx &sq = b.ref.hw.sq[1];
     sq.valid = 1; sq.kind = ctx::WQ_ETH; sq.log_size = 4; sq.log_stride = 6; sq.cqn = 1; sq.base = SQB; sq.port = 0;
     sq.state = spec::wq_state::RST;
@@ -892,6 +909,97 @@ int main(int argc, char **argv) {
         chk.expect(rxb == (b.ref.hw.ports[0].stats.rx_bytes & 0xffffffffu) && b.ref.hw.ports[0].stats.rx_bytes - rxb0 == 126 + 122,
                    "port 0 rx_bytes %llu without FCS, model %llu", (unsigned long long)rxb,
                    (unsigned long long)b.ref.hw.ports[0].stats.rx_bytes);
+    // 11. RX steering on port 1 (kite_rx_steer): the receive filter, the RX
+    //    multicast count, a flow rule to an RQ ahead of RSS and a drop rule;
+    //    buffers, CQEs and counters as the model's.
+    {
+        const uint8_t own[6] = {0x02, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e}, other[6] = {0x02, 1, 2, 3, 4, 5};
+        const uint8_t mc[6] = {0x01, 0x00, 0x5e, 0, 0, 7};
+        auto mac64 = [](const uint8_t *m) {
+            uint64_t v = 0;
+            for (int i = 0; i < 6; i++) v |= uint64_t(m[i]) << (8 * i);
+            return v;
+        };
+        ctx::filter_ctx &fc = b.ref.hw.filter[ctx::filter_index(0, 1)];
+        fc.rx_mode = spec::rx_mode_in::FLAGS_BROADCAST;
+        std::memcpy(fc.perm_mac, own, 6);
+        b.flt(1, 0x000, fc.rx_mode);
+        b.flt(1, 0x001, mac64(own));
+        // Port 1's RSS context: everything to RQ 1.
+        ctx::rss_ctx r1c{};
+        r1c.valid = 1; r1c.table_size = 1; r1c.table[0] = 1;
+        b.rss_ctx(1, r1c);
+        for (unsigned i = 0; i < 4; i++) {  // four more buffers on RQ 1
+            uint8_t w[16]{};
+            uint64_t a = RXBUF + 0x1000 * (i + 1);
+            uint32_t l = 2048;
+            std::memcpy(w, &a, 8);
+            std::memcpy(w + 8, &l, 4);
+            b.both(RQB + 16 * ((rq.pi + i) % 16), w, 16);
+        }
+        rq.pi = uint16_t(rq.pi + 4);
+        b.mmio(2, uint32_t(spec::db::RQ), true, (1u << 16) | rq.pi);
+        b.run(200);
+        // 64-byte UDP/IPv4 frames 10.0.0.1:1000 -> 10.0.0.2:dport.
+        auto udp = [&](const uint8_t *da, uint16_t dport) {
+            std::vector<uint8_t> f(64, 0);
+            std::memcpy(f.data(), da, 6);
+            f[6] = 0x02; f[11] = 0x99;
+            f[12] = 0x08; f[14] = 0x45; f[16] = 0; f[17] = 50; f[22] = 64; f[23] = 17;
+            f[26] = 10; f[29] = 1; f[30] = 10; f[33] = 2;
+            uint16_t c = kite::ipv4_hdr_csum(&f[14], 20);
+            f[24] = uint8_t(c >> 8); f[25] = uint8_t(c);
+            f[34] = 0x03; f[35] = 0xe8;
+            f[36] = uint8_t(dport >> 8); f[37] = uint8_t(dport);
+            f[39] = 30;
+            return f;
+        };
+        auto send = [&](const std::vector<uint8_t> &f) {
+            std::vector<uint8_t> w = f;
+            uint32_t c = kite::crc32(f.data(), f.size());
+            for (int i = 0; i < 4; i++) w.push_back(uint8_t(c >> (8 * i)));
+            b.rx_q[1].push_back(w);
+            b.ref.rx.receive(1, w.data(), w.size());
+            b.run(1500);
+        };
+        const unsigned cw[] = {0, 4, 9, 10, 30};  // rx_packets, rx_no_buffer, rx_filtered, rx_multicast, rx_flow_drop
+        spec::port_stats m0 = b.ref.hw.ports[1].stats;
+        uint64_t c0[5];
+        for (unsigned k = 0; k < 5; k++) c0[k] = b.fw_stat(1, cw[k]);
+        send(udp(other, 1000));  // another unicast MAC: filtered
+        send(udp(mc, 1000));     // a multicast group not joined: filtered
+        fc.num_mc = 1;
+        std::memcpy(fc.mc[0], mc, 6);
+        b.flt(1, 0x080, mac64(mc) | 1ull << 48);
+        send(udp(mc, 1000));     // joined: RSS to RQ 1, rx_multicast
+        // RSS now points at RQ 5 (no such queue): rule 3 sends UDP to port
+        // 2000 to RQ 1, rule 7 drops UDP to port 3000.
+        r1c.table[0] = 5;
+        b.rss_ctx(1, r1c);
+        ctx::flow_ctx &r3 = b.ref.hw.flow[ctx::flow_index(0, 1, 3)], &r7 = b.ref.hw.flow[ctx::flow_index(0, 1, 7)];
+        r3 = ctx::flow_ctx{};
+        r3.valid = 1; r3.l4_proto = 17; r3.match = spec::flow_rule_in::MATCH_DST_PORT; r3.dport = 2000;
+        r3.action = 0; r3.rq = 1;
+        r7 = r3;
+        r7.dport = 3000; r7.action = 2; r7.rq = 0;
+        b.flt(1, 0x200 + 8 * 3, 1 | 1u << 5 | 0u << 6 | 17u << 8 | uint64_t(2000) << 32);
+        b.flt(1, 0x200 + 8 * 3 + 1, 1);
+        b.flt(1, 0x200 + 8 * 7, 1 | 1u << 5 | 2u << 6 | 17u << 8 | uint64_t(3000) << 32);
+        send(udp(own, 1000));    // no rule: RSS to RQ 5, rx_no_buffer
+        send(udp(own, 2000));    // rule 3: RQ 1
+        send(udp(own, 3000));    // rule 7: rx_flow_drop
+        if (args.inject) b.ref.hw.ports[1].stats.rx_flow_drop++;
+        const spec::port_stats &m1 = b.ref.hw.ports[1].stats;
+        const uint64_t md[5] = {m1.rx_packets - m0.rx_packets, m1.rx_no_buffer - m0.rx_no_buffer,
+                                m1.rx_filtered - m0.rx_filtered, m1.rx_multicast - m0.rx_multicast,
+                                m1.rx_flow_drop - m0.rx_flow_drop};
+        chk.expect(md[0] == 2 && md[1] == 1 && md[2] == 2 && md[3] == 1 && md[4] == 1, "model steering outcomes");
+        for (unsigned k = 0; k < 5; k++) {
+            uint64_t d = b.fw_stat(1, cw[k]) - c0[k];
+            chk.expect(d == md[k], "port 1 counter %u +%llu, model +%llu", cw[k], (unsigned long long)d,
+                       (unsigned long long)md[k]);
+        }
+        b.mem_same("after steering (buffers and RX CQEs)");
     }
     std::printf("[card] TX frame %zu bytes on port 0, RX frame %zu bytes delivered, %llu cycles\n",
                 b.tx_frames[0].empty() ? size_t(0) : b.tx_frames[0][0].size(), rf.size(),

@@ -131,6 +131,7 @@ struct Bench {
         m.fw_wq_valid_i = 0;
         m.fw_cq_valid_i = 0;
         m.fw_rss_we_i = 0;
+        m.fw_flt_we_i = 0;
         m.now_us_i = 0;
         m.tick_i = 0;
         m.dev_status_i = 1;
@@ -261,6 +262,7 @@ struct Bench {
         m.fw_wq_valid_i = 0;
         m.fw_cq_valid_i = 0;
         m.fw_rss_we_i = 0;
+        m.fw_flt_we_i = 0;
     }
 
     void run(unsigned n) {
@@ -361,6 +363,13 @@ int main(int argc, char **argv) {
             b.m.fw_rss_wdata_i = 1;
             b.step();
         }
+    }
+    for (unsigned p = 0; p < 2; p++) {  // receive filter: PROMISC, as the model's
+        b.m.fw_flt_we_i = 1;
+        b.m.fw_flt_port_i = p;
+        b.m.fw_flt_addr_i = 0;
+        b.m.fw_flt_wdata_i = spec::rx_mode_in::FLAGS_PROMISC;
+        b.step();
     }
     ctx::wq_ctx &sq = b.ref.hw.sq[1];
     sq.valid = 1; sq.kind = ctx::WQ_ETH; sq.log_size = 4; sq.log_stride = 6; sq.cqn = 1; sq.base = SQB; sq.port = 0;

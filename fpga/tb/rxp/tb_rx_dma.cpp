@@ -122,8 +122,9 @@ struct Ev {
 };
 
 const char *kind_name(unsigned k) {
-    static const char *n[] = {"OK", "NO_BUF", "NO_BUF_Q", "MALFORMED", "OVERSIZE", "RD_ERR", "PROT_ERR", "WR_ERR"};
-    return k < 8 ? n[k] : "?";
+    static const char *n[] = {"OK",       "NO_BUF",  "NO_BUF_Q", "MALFORMED", "OVERSIZE",
+                              "RD_ERR",   "PROT_ERR", "WR_ERR",  "FILTERED",  "FLOW_DROP"};
+    return k < 10 ? n[k] : "?";
 }
 
 struct RdJob { uint64_t addr; unsigned len; uint64_t at; unsigned tags; };
@@ -146,14 +147,17 @@ struct Bench {
     // RQ state mirrored by the test (model holds the truth).
     unsigned log_size[NRQ]{}, log_stride[NRQ]{};
     std::deque<Frame> tx;                      // frames to stream (with FCS)
-    struct Meta { unsigned rqn; uint32_t hash; uint8_t htype; kite_ref::Rx rx; };
+    struct Meta { unsigned rqn; uint32_t hash; uint8_t htype; kite_ref::Rx rx; unsigned kind; };
     std::deque<Meta> metas;
     std::deque<Ev> exp_ev;
     std::deque<Cqe> exp_cqe, got_cqe;
     uint32_t cq_rd[NCQ_USED + 1]{};
     long flush_cqes = 0, frames = 0, events = 0, cqes_checked = 0, stripped = 0;
     long fcs_kept = 0, fcs_kept_stripped = 0, zero_csum = 0;
-    long kinds[8]{};
+    long kinds[10]{};
+    // Steering drops (kite_rx_steer's verdict on the meta port), in rounds
+    // of their own after the others (so the figures stay as they were).
+    bool steer_drops = false;
     long spec_behind_err = 0;
     std::deque<RdJob> rd_jobs;
     std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> rd_beats;  // current response
@@ -308,7 +312,24 @@ struct Bench {
     }
 
     // Runs frame f through the model and records what the RTL must do.
-    void offer(const Frame &f) {
+    // steer 1: the model's receive filter rejects it (rx_mode 0, another
+    // permanent MAC); 2: a drop rule for its L4 protocol (taken only by
+    // TCP/UDP frames, as flow_match).
+    void offer(const Frame &f, int steer = 0) {
+        ctx::filter_ctx &fc = ref.hw.filter[ctx::filter_index(0, 0)];
+        ctx::flow_ctx &rule = ref.hw.flow[ctx::flow_index(0, 0, 0)];
+        if (steer == 1) {
+            fc.rx_mode = 0;
+            std::memcpy(fc.perm_mac, f.data(), 6);
+            fc.perm_mac[5] ^= 1;
+        } else if (steer == 2) {
+            const kite::parsed_frame p = kite::parse_frame(f.data(), f.size());
+            rule = ctx::flow_ctx{};
+            rule.valid = 1;
+            rule.l4_proto = p.l4_proto;
+            rule.match = p.l3 == kite::l3_type::IPV6 ? kite::spec::flow_rule_in::MATCH_IPV6 : 0;
+            rule.action = 2;
+        }
         PortState &ps = ref.hw.ports[0];
         kite::spec::port_stats before = ps.stats;
         const kite_ref::Rx rx = kite_ref::parse(f.data(), f.size(), f.size());
@@ -327,6 +348,8 @@ struct Bench {
         for (int i = 0; i < 4; i++) w.push_back(uint8_t(fcs >> (8 * i)));
         int taken = ref.rx.receive(0, w.data(), w.size());
         chk.expect(taken == 1, "model took the frame");
+        fc.rx_mode = kite::spec::rx_mode_in::FLAGS_PROMISC;
+        rule.valid = 0;
         const kite::spec::port_stats &a = ps.stats;
         kite::spec::queue_stats qa{};
         bool now_err = false;
@@ -337,7 +360,9 @@ struct Bench {
         Ev e{};
         e.qn = rqn;
         e.len = unsigned(f.size());
-        if (a.rx_packets != before.rx_packets) e.kind = 0;
+        if (a.rx_filtered != before.rx_filtered) e.kind = 8;
+        else if (a.rx_flow_drop != before.rx_flow_drop) e.kind = 9;
+        else if (a.rx_packets != before.rx_packets) e.kind = 0;
         else if (a.rx_malformed != before.rx_malformed) e.kind = 3;
         else if (a.rx_oversize != before.rx_oversize) e.kind = 4;
         else if (a.rx_no_buffer != before.rx_no_buffer)
@@ -369,10 +394,10 @@ struct Bench {
                 exp_cqe.push_back(x);
             }
         }
-        metas.push_back({rqn, h.hash, h.hash_type, rx});
+        metas.push_back({rqn, h.hash, h.hash_type, rx, e.kind});
         tx.push_back(w);
         frames++;
-        kinds[std::min(e.kind, 7u)]++;
+        kinds[std::min(e.kind, 9u)]++;
     }
 
     // ---------------------------------------------------------- RTL side
@@ -406,6 +431,8 @@ struct Bench {
             m.meta_l4_bad_i = x.rx.l4_check == 0;
             m.meta_malformed_i = p.malformed;
             m.meta_csum_i = x.rx.csum_complete;
+            m.meta_drop_i = x.kind == 8 || x.kind == 9;
+            m.meta_drop_flow_i = x.kind == 9;
         } else {
             m.meta_valid_i = 0;
         }
@@ -710,7 +737,8 @@ struct Bench {
                 put16(f, 16, 0x88b5);
                 zero_csum++;
             }
-            offer(f);
+            uint32_t d = steer_drops ? tb::rnd(rng, 0, 9) : 9;
+            offer(f, d == 0 ? 1 : d == 1 ? 2 : 0);
         }
         drain();
         compare_round();
@@ -734,11 +762,21 @@ int main(int argc, char **argv) {
             b.tag_limit = tb::chance(rng, 0.7) ? TAGS : tb::rnd(rng, 1, 4);
             b.round(tb::rnd(rng, 1, 40));
         }
+        // Steering drops mixed in: the generator's state is put back after,
+        // so the throughput runs below see the draws they always saw.
+        const tb::Rng saved = rng;
+        b.steer_drops = true;
+        for (long r = 0; r < rounds / 5; r++) {
+            b.p_gap = tb::chance(rng, 0.5) ? 0.0 : 0.3;
+            b.p_ready = tb::chance(rng, 0.5) ? 1.0 : 0.6;
+            b.round(tb::rnd(rng, 1, 40));
+        }
+        rng = saved;
         std::printf("[rx_dma] %ld frames: OK %ld, NO_BUF %ld, NO_BUF_Q %ld, MALFORMED %ld, OVERSIZE %ld, RD_ERR %ld, "
-                    "PROT_ERR %ld, WR_ERR %ld; %ld VLAN-stripped; %ld flush CQEs left to the queue manager; %ld frames "
+                    "PROT_ERR %ld, WR_ERR %ld, FILTERED %ld, FLOW_DROP %ld; %ld VLAN-stripped; %ld flush CQEs left to the queue manager; %ld frames "
                     "already dispatched behind a failed write to their RQ\n",
                     b.frames, b.kinds[0], b.kinds[1], b.kinds[2], b.kinds[3], b.kinds[4], b.kinds[5], b.kinds[6],
-                    b.kinds[7], b.stripped, b.flush_cqes, b.spec_behind_err);
+                    b.kinds[7], b.kinds[8], b.kinds[9], b.stripped, b.flush_cqes, b.spec_behind_err);
         std::printf("[rx_dma] %ld delivered with their FCS (RX_FCS), %ld of them VLAN-stripped; %ld VLAN frames of "
                     "zeros\n", b.fcs_kept, b.fcs_kept_stripped, b.zero_csum);
         chk.expect(b.fcs_kept > 20 && b.fcs_kept_stripped > 3 && b.zero_csum > 50,
@@ -749,7 +787,8 @@ int main(int argc, char **argv) {
         chk.expect(b.multi_reads > 50 && b.ring_end_reads > 50 && b.restarts_in_flight > 5,
                    "multi-WQE reads, ring wraps and restarts with reads in flight exercised");
         chk.expect(b.kinds[0] > 150 && b.kinds[1] > 0 && b.kinds[2] > 0 && b.kinds[3] > 0 && b.kinds[4] > 0 &&
-                       b.kinds[5] > 0 && b.kinds[6] > 0 && b.kinds[7] > 0 && b.stripped > 5,
+                       b.kinds[5] > 0 && b.kinds[6] > 0 && b.kinds[7] > 0 && b.kinds[8] > 0 && b.kinds[9] > 0 &&
+                       b.stripped > 5,
                    "every outcome exercised");
     }
     // Line rate at 250 MHz: (frame + FCS + preamble and gap) * 8 bits at
