@@ -24,7 +24,6 @@ OUT = os.path.join(ROOT, "build", "cosim")
 # Scenario -> why the RTL card does not pass it (yet).
 RTL_GAPS = {
     "EthRx.PauseBackPressure": "PAUSE back-pressure on an empty ring",
-    "EthRx.FlowRulesSteerBeforeRss": "a flow rule to an RSS context other than 0 (kite_rss holds context 0 only)",
     "Cmd.EnvelopeChecks": "RDMA commands answer NOT_SUPPORTED (no CAPS_RDMA on this card)",
     "Cmd.PdAndMr": "RDMA commands answer NOT_SUPPORTED (no CAPS_RDMA on this card)",
     "Cmd.WrongOwnerPdIsRejected": "RDMA commands answer NOT_SUPPORTED (no CAPS_RDMA on this card)",
