@@ -909,6 +909,7 @@ int main(int argc, char **argv) {
         chk.expect(rxb == (b.ref.hw.ports[0].stats.rx_bytes & 0xffffffffu) && b.ref.hw.ports[0].stats.rx_bytes - rxb0 == 126 + 122,
                    "port 0 rx_bytes %llu without FCS, model %llu", (unsigned long long)rxb,
                    (unsigned long long)b.ref.hw.ports[0].stats.rx_bytes);
+    }
     // 11. RX steering on port 1 (kite_rx_steer): the receive filter, the RX
     //    multicast count, a flow rule to an RQ ahead of RSS and a drop rule;
     //    buffers, CQEs and counters as the model's.
