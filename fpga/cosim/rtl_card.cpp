@@ -1115,8 +1115,10 @@ void kite_card::cmdq_get(uint16_t fn, fw::cmdq_regs &r) {
     if (fn > num_vfs_)
         return;
     Vkite_card &m = *m_;
-    m.cmdq_sel_i = uint8_t(fn);
-    m.eval();
+    if (m.cmdq_sel_i != fn) {  // the outputs of the last cycle show the selected function's
+        m.cmdq_sel_i = uint8_t(fn);
+        m.eval();
+    }
     r.base = m.cmdq_base_o;
     r.log_size = uint8_t(m.cmdq_log_size_o);
     r.pi = uint16_t(m.cmdq_pi_o);
