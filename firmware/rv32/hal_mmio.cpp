@@ -48,12 +48,14 @@ enum : uintptr_t {
     NUM_FN = IO + 0x060, NUM_PORTS = IO + 0x064, LINK = IO + 0x068, SERIAL_LO = IO + 0x06c, SERIAL_HI = IO + 0x070,
     MAC_BASE = IO + 0x074,     // 6 bytes, base MAC
     HEALTH = IO + 0x080, FATAL = IO + 0x084, FW_VERSION = IO + 0x088,
-    STATS_SEL = IO + 0x090, STATS_CLEAR = IO + 0x094, STATS_DATA = IO + 0x4000,
+    STATS_SEL = IO + 0x090,    // port, or STATS_QUEUE | queue (SQ n, 512 + RQ n)
+    STATS_CLEAR = IO + 0x094, STATS_DATA = IO + 0x4000,
     FLASH_ADDR = IO + 0x0a0, FLASH_LEN = IO + 0x0a4, FLASH_CTRL = IO + 0x0a8, FLASH_STATUS = IO + 0x0ac,
     FLASH_BUF = IO + 0x5000,
     TIME_LO = IO + 0x0b0, TIME_HI = IO + 0x0b4,
     UART = IO + 0x0c0,
 };
+constexpr uint32_t STATS_QUEUE = 0x10000;
 
 inline volatile uint32_t &R(uintptr_t a) { return *reinterpret_cast<volatile uint32_t *>(a); }
 inline volatile uint8_t *B(uintptr_t a) { return reinterpret_cast<volatile uint8_t *>(a); }
@@ -124,6 +126,13 @@ public:
     }
     void port_stats(uint8_t port, kite::spec::port_stats &out, bool clear) override {
         R(STATS_SEL) = port;
+        for (uint32_t i = 0; i < sizeof(out); i++)
+            reinterpret_cast<uint8_t *>(&out)[i] = B(STATS_DATA)[i];
+        if (clear)
+            R(STATS_CLEAR) = 1;
+    }
+    void queue_stats(bool rq, uint32_t qn, kite::spec::queue_stats &out, bool clear) override {
+        R(STATS_SEL) = STATS_QUEUE | ((rq ? 512 : 0) + qn);
         for (uint32_t i = 0; i < sizeof(out); i++)
             reinterpret_cast<uint8_t *>(&out)[i] = B(STATS_DATA)[i];
         if (clear)

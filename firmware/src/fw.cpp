@@ -669,6 +669,9 @@ Firmware::res Firmware::create_wq(uint16_t fn, bool rq, const uint8_t *in, uint8
     w.db_page = a.db_page;
     w.base = a.base;
     hal_.ctx_write(rq ? ctx::table::RQ : ctx::table::SQ, slot, &w, sizeof(w));
+    // The counters live beside the context: a new queue counts from zero.
+    queue_stats qs;
+    hal_.queue_stats(rq, slot, qs, true);
     store(out, obj_out{slot, 0});
     DONE();
 }
@@ -1152,14 +1155,13 @@ Firmware::res Firmware::query_stats(uint16_t fn, const uint8_t *in) {
         WQ_LOOKUP(a.id);
         if (a.len < sizeof(queue_stats))
             FAIL(BAD_SIZE, STATS_LEN);
-        ctx::wq_ctx w;
-        hal_.ctx_read(tbl, a.id, &w, sizeof(w));
-        if (!write_result(fn, a.addr, &w.stats, sizeof(w.stats)))
+        (void)tbl;
+        queue_stats qs;
+        hal_.queue_stats(rq, a.id, qs, false);
+        if (!write_result(fn, a.addr, &qs, sizeof(qs)))
             FAIL(DMA_ERROR, DMA_WRITE);
-        if (clear) {
-            zero(&w.stats, sizeof(w.stats));
-            hal_.ctx_write(tbl, a.id, &w, sizeof(w));
-        }
+        if (clear)
+            hal_.queue_stats(rq, a.id, qs, true);
         DONE();
     }
     if (a.scope == stats_scope::RDMA_PORT) {

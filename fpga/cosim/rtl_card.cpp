@@ -130,6 +130,8 @@ struct kite_card final : kite::fw::Hal {
     void cmdq_get(uint16_t fn, fw::cmdq_regs &r) override;
     void cmdq_set_ci(uint16_t fn, uint16_t ci) override;
     void port_stats(uint8_t port, spec::port_stats &out, bool clear) override;
+    void queue_stats(bool rq, uint32_t qn, spec::queue_stats &out, bool clear) override;
+    void stats_read(uint32_t idx, uint64_t *out, uint32_t words, bool clear);
     uint8_t port_link_up(uint8_t port) override { return port < cfg_.num_ports && phy_[port].link_up; }
     uint8_t num_ports() override { return uint8_t(cfg_.num_ports); }
     void port_mac(uint16_t fn, uint8_t port, uint8_t mac[6]) override;
@@ -1198,15 +1200,13 @@ bool kite_card::dma_write(uint16_t, uint64_t addr, const void *buf, uint32_t len
     return true;
 }
 
-// QUERY_STATS: kite_stats through the card's firmware counter port.
-void kite_card::port_stats(uint8_t port, spec::port_stats &out, bool clear) {
-    out = spec::port_stats{};
-    if (port >= cfg_.num_ports)
-        return;
+// QUERY_STATS: kite_stats through the card's firmware counter port, words
+// idx.. (port p's port_stats at 32 p, queue q's queue_stats at 64 + 8 q with
+// q = SQ n or 512 + RQ n).
+void kite_card::stats_read(uint32_t idx, uint64_t *out, uint32_t words, bool clear) {
     Vkite_card &m = *m_;
-    auto *p = reinterpret_cast<uint8_t *>(&out);
-    for (uint32_t w = 0; w < sizeof(out) / 8; w++) {
-        m.fw_st_idx_i = uint16_t(32 * port + w);
+    for (uint32_t w = 0; w < words; w++) {
+        m.fw_st_idx_i = uint16_t(idx + w);
         m.fw_st_clear_i = clear;
         m.fw_st_valid_i = 1;
         fw_st_data_.reset();
@@ -1216,9 +1216,26 @@ void kite_card::port_stats(uint8_t port, spec::port_stats &out, bool clear) {
         fw_st_taken_ = false;
         for (int i = 0; i < 1000 && !fw_st_data_; i++)
             cycle();
-        uint64_t v = fw_st_data_.value_or(0);
-        std::memcpy(p + 8 * w, &v, 8);
+        out[w] = fw_st_data_.value_or(0);
     }
+}
+
+void kite_card::port_stats(uint8_t port, spec::port_stats &out, bool clear) {
+    out = spec::port_stats{};
+    if (port >= cfg_.num_ports)
+        return;
+    uint64_t w[sizeof(out) / 8];
+    stats_read(32u * port, w, sizeof(out) / 8, clear);
+    std::memcpy(&out, w, sizeof(out));
+}
+
+void kite_card::queue_stats(bool rq, uint32_t qn, spec::queue_stats &out, bool clear) {
+    out = spec::queue_stats{};
+    if (qn >= ctx::NUM_SQ)
+        return;
+    uint64_t w[sizeof(out) / 8];
+    stats_read(64 + 8 * ((rq ? 512u : 0u) + qn), w, sizeof(out) / 8, clear);
+    std::memcpy(&out, w, sizeof(out));
 }
 
 void kite_card::port_mac(uint16_t fn, uint8_t port, uint8_t mac[6]) {

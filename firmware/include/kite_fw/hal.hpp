@@ -35,6 +35,8 @@ public:
     virtual void cmdq_set_ci(uint16_t fn, uint16_t ci) = 0;
     // Port counters (stats block of the MAC/datapath).
     virtual void port_stats(uint8_t port, spec::port_stats &out, bool clear) = 0;
+    // An SQ's or RQ's counters (the same stats block; not in the context).
+    virtual void queue_stats(bool rq, uint32_t qn, spec::queue_stats &out, bool clear) = 0;
     virtual uint8_t port_link_up(uint8_t port) = 0;
     virtual uint8_t num_ports() = 0;
     virtual void port_mac(uint16_t fn, uint8_t port, uint8_t mac[6]) = 0;

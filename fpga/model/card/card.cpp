@@ -253,6 +253,17 @@ void Card::port_stats(uint8_t port, spec::port_stats &out, bool clear) {
         hw_.ports[port].stats = spec::port_stats{};
 }
 
+void Card::queue_stats(bool rq, uint32_t qn, spec::queue_stats &out, bool clear) {
+    if (qn >= (rq ? hw_.rq.size() : hw_.sq.size())) {
+        out = spec::queue_stats{};
+        return;
+    }
+    spec::queue_stats &s = rq ? hw_.rq[qn].stats : hw_.sq[qn].stats;
+    out = s;
+    if (clear)
+        s = spec::queue_stats{};
+}
+
 void Card::port_mac(uint16_t fn, uint8_t port, uint8_t mac[6]) {
     // Base MAC + port for the PF; VFs follow the ports (operation.rst).
     uint64_t m = 0;

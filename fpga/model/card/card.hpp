@@ -47,6 +47,7 @@ public:
     void cmdq_get(uint16_t fn, fw::cmdq_regs &r) override;
     void cmdq_set_ci(uint16_t fn, uint16_t ci) override;
     void port_stats(uint8_t port, spec::port_stats &out, bool clear) override;
+    void queue_stats(bool rq, uint32_t qn, spec::queue_stats &out, bool clear) override;
     uint8_t port_link_up(uint8_t port) override { return hw_.ports[port].link_up; }
     uint8_t num_ports() override { return uint8_t(hw_.cfg.num_ports); }
     void port_mac(uint16_t fn, uint8_t port, uint8_t mac[6]) override;

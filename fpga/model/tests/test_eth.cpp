@@ -279,6 +279,78 @@ TEST_F(Eth, RxDropsAreCounted) {
     EXPECT_EQ(h.stats().rx_no_buffer, 1u);
 }
 
+// Per-queue counters as a driver reads them: QUERY_STATS of the SQ and the
+// RQ, then a clearing read, then a queue created again counts from zero.
+TEST_F(Eth, QueueCountersThroughQueryStats) {
+    auto query = [&](uint8_t scope, uint32_t id, bool clear = false) {
+        query_stats_in q{};
+        q.scope = scope;
+        q.id = id;
+        q.addr = h.alloc(4096);
+        q.len = sizeof(queue_stats);
+        q.flags = clear ? query_stats_in::FLAGS_CLEAR : 0;
+        EXPECT_EQ(d.cmd(cmd_opcode::QUERY_STATS, q).status, cmd_status::OK);
+        return h.rd<queue_stats>(q.addr);
+    };
+    // TX: a checksum-offloaded frame, a plain one, a malformed WQE (LSO with
+    // mss 0) and a TSO WQE of three segments, one doorbell.
+    auto f = udp4_frame(PEER_MAC, 100);
+    wqe_eth cs{};
+    cs.flags = wqe_eth::FLAGS_L3_CSUM;
+    d.post_tx(f, cs);
+    d.post_tx(f, wqe_eth{});
+    wqe_eth bad{};
+    bad.flags = wqe_eth::FLAGS_LSO;
+    d.post_tx(f, bad);
+    auto t = tcp4_frame(PEER_MAC, 300, 1000, 0x18);
+    wqe_eth tso{};
+    tso.flags = wqe_eth::FLAGS_LSO | wqe_eth::FLAGS_L3_CSUM | wqe_eth::FLAGS_L4_CSUM;
+    tso.mss = 128;
+    tso.hdr_len = 54;
+    d.post_tx(t, tso);
+    d.ring_sq();
+    h.pump();
+    for (int i = 0; i < 6; i++)
+        h.pop_frame();
+    queue_stats s = query(stats_scope::SQ, d.sq.id);
+    EXPECT_EQ(s.packets, 5u);
+    EXPECT_EQ(s.bytes, 2 * f.size() + t.size());
+    EXPECT_EQ(s.drops, 1u);
+    EXPECT_EQ(s.errors, 1u);
+    EXPECT_EQ(s.csum, 2u);
+    EXPECT_EQ(s.lso, 1u);
+    EXPECT_EQ(s.doorbells, 1u);
+    // RX: two frames delivered (checksums verified), one without a buffer.
+    d.post_rx(2);
+    auto r1 = tcp4_frame(PF_MAC, 200, 5, 0x18), r2 = udp4_frame(PF_MAC, 50);
+    h.frame_in(with_fcs(r1));
+    h.frame_in(with_fcs(r2));
+    h.frame_in(with_fcs(r2));
+    queue_stats r = query(stats_scope::RQ, d.rq.id);
+    EXPECT_EQ(r.packets, 2u);
+    EXPECT_EQ(r.bytes, r1.size() + r2.size());
+    EXPECT_EQ(r.drops, 1u);
+    EXPECT_EQ(r.csum, 2u);
+    EXPECT_EQ(r.doorbells, 1u);
+    // A clearing read returns the counts, then they start from zero.
+    EXPECT_EQ(query(stats_scope::SQ, d.sq.id, true).packets, 5u);
+    EXPECT_EQ(query(stats_scope::SQ, d.sq.id).packets, 0u);
+    EXPECT_EQ(query(stats_scope::RQ, d.rq.id, true).bytes, r1.size() + r2.size());
+    EXPECT_EQ(query(stats_scope::RQ, d.rq.id).bytes, 0u);
+    // A new SQ in the same slot counts from zero.
+    d.post_tx(f, wqe_eth{});
+    d.ring_sq();
+    h.pump();
+    h.pop_frame();
+    EXPECT_EQ(query(stats_scope::SQ, d.sq.id).packets, 1u);
+    obj_in q{d.sq.id, 0};
+    ASSERT_EQ(d.cmd(cmd_opcode::DESTROY_SQ, q).status, cmd_status::OK);
+    uint32_t old = d.sq.id;
+    ASSERT_EQ(d.create_wq(false, d.sq, 4, 7, d.cq.id).status, cmd_status::OK);
+    ASSERT_EQ(d.sq.id, old);
+    EXPECT_EQ(query(stats_scope::SQ, d.sq.id).packets, 0u);
+}
+
 TEST_F(Eth, RxNoRssContextDrops) {
     obj_in r{0, 0};
     ASSERT_EQ(d.cmd(cmd_opcode::DESTROY_RSS, r).status, cmd_status::OK);
@@ -412,7 +484,7 @@ TEST(Rings, OwnerBitWrapsOnCqAndEq) {
     d.reset_and_init();
     ASSERT_EQ(d.create_eq(d.eq, 2, 0, true).status, cmd_status::OK);
     ASSERT_EQ(d.create_cq(d.cq, 2, d.eq.id).status, cmd_status::OK);
-    ASSERT_EQ(d.create_wq(false, d.sq, 4, 6, d.cq.id).status, cmd_status::OK);
+    ASSERT_EQ(d.create_wq(false, d.sq, 4, 7, d.cq.id).status, cmd_status::OK);
     ASSERT_EQ(d.create_wq(true, d.rq, 4, 6, d.cq.id).status, cmd_status::OK);
     d.modify_wq(true, d.rq.id, wq_state::RDY);
     d.set_rss(0, {uint16_t(d.rq.id)}, 0);

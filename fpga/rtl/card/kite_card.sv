@@ -509,6 +509,10 @@ module kite_card #(
   logic [NPORT*32-1:0]      lso_cnt_p;
   logic [NPORT-1:0]         g_gerr_valid, g_gerr_ready;
   logic [NPORT*QW-1:0]      g_gerr_sqn;
+  logic [NPORT-1:0]         g_st_valid;      // frames committed, for the SQ counters
+  logic [NPORT*QW-1:0]      g_st_sqn;
+  logic [NPORT*17-1:0]      g_st_total;
+  logic [NPORT*128-1:0]     g_st_eth;
   logic [31:0]              g_dma_cnt_q [NPORT];
   assign d_ready = g_d_ready[d_port];
 
@@ -556,7 +560,9 @@ module kite_card #(
       .cqe_valid_o(g_cqe_valid[p]), .cqe_ready_i(g_cqe_ready[p]), .cqe_cqn_o(g_cqe_cqn[p*16 +: 16]),
       .cqe_data_o(g_cqe_data[p*256 +: 256]),
       .gerr_valid_o(g_gerr_valid[p]), .gerr_ready_i(g_gerr_ready[p]), .gerr_sqn_o(g_gerr_sqn[p*QW +: QW]),
-      .dma_err_o(g_dma_err[p])
+      .dma_err_o(g_dma_err[p]),
+      .st_valid_o(g_st_valid[p]), .st_sqn_o(g_st_sqn[p*QW +: QW]), .st_total_o(g_st_total[p*17 +: 17]),
+      .st_eth_o(g_st_eth[p*128 +: 128])
     );
 
     kite_txp_lso u_lso (
@@ -1081,9 +1087,19 @@ module kite_card #(
   end
 
   // ============================================================== counters
-  // Sources: 0 RX frame outcomes (one increment per cycle from a queue of
-  // events), then per port: TX packets, TX bytes.
-  localparam int unsigned NSRC = 2 + 2 * NPORT;
+  // Sources: 0-3 an RX frame's port counters and 4-6 its RQ counters, all of
+  // one frame in the same cycle (kite_rx_dma reports at most one frame per
+  // cycle, so nothing queues); then per port TX packets, TX bytes; then the
+  // SQ counters (a sent frame's packets, bytes, csum, lso; an error CQE's
+  // errors, drops) and the SQ/RQ doorbells; last the counts reported as
+  // increments (source NSRC-1). Each source's bank covers only the counters
+  // it may hit (kite_stats SRC_WIN): port_stats (1), the RQs' (2) or the
+  // SQs' (3) queue_stats, or all (0, the doorbells).
+  localparam int unsigned NRX = 7;
+  localparam int unsigned NSQ = 7;
+  localparam int unsigned SQ0 = NRX + 2 * NPORT;   // first SQ source
+  localparam int unsigned NSRC = SQ0 + NSQ + 1;
+  localparam logic [2*NSRC-1:0] SRC_WIN = {2'd1, 2'd0, {6{2'd3}}, {(2 * NPORT){2'd1}}, {3{2'd2}}, {4{2'd1}}};
   localparam int unsigned IW = 14;
   logic [NSRC-1:0]      inc_valid;
   logic [NSRC*IW-1:0]   inc_idx;
@@ -1094,59 +1110,62 @@ module kite_card #(
   logic [31:0]          inc_amt_x;
   logic                 st_busy;
 
-  logic [4+16+16+2+2+PW-1:0] ev_mem [8];
-  logic [3:0]   ev_wr_q, ev_rd_q;
-  logic [2:0]   ev_step_q;
+  // kite_rx_dma's event, with the frame's port and destination class, one
+  // register stage before the counters.
+  logic         ev_q;
   logic [3:0]   e_kind;
   logic [15:0]  e_qn, e_len;
-  logic         e_ok, e_bad, e_mc, e_bc, ev_empty;
+  logic         e_ok, e_bad, e_mc, e_bc;
   logic [PW-1:0] e_port;
   logic [IW-1:0] e_pbase, e_qbase;
-  assign ev_empty = ev_wr_q == ev_rd_q;
-  assign {e_kind, e_qn, e_len, e_ok, e_bad, e_mc, e_bc, e_port} = ev_mem[ev_rd_q[2:0]];
   always_ff @(posedge clk_i) if (x_ev_valid)
-    ev_mem[ev_wr_q[2:0]] <= {x_ev_kind, x_ev_qn, x_ev_len, x_ev_csum_ok, x_ev_bad_csum,
-                             rxcls_mem[rxport_rd_q[5:0]], rxport_mem[rxport_rd_q[5:0]]};
+    {e_kind, e_qn, e_len, e_ok, e_bad, e_mc, e_bc, e_port} <=
+        {x_ev_kind, x_ev_qn, x_ev_len, x_ev_csum_ok, x_ev_bad_csum,
+         rxcls_mem[rxport_rd_q[5:0]], rxport_mem[rxport_rd_q[5:0]]};
   assign e_pbase = IW'(32'(e_port) * 32);
   assign e_qbase = IW'(64 + 8 * (512 + 32'(e_qn[QW-1:0])));   // RQ n: queue slot 512 + n
 
-  // Increments of one event, in ev_step_q order; done when none is left.
-  logic          s_inc, s_last;
-  logic [IW-1:0] s_idx;
-  logic [31:0]   s_amt;
+  // The event's increments, one per source (port_stats / queue_stats words).
+  logic [NRX-1:0]    r_inc;
+  logic [IW-1:0]     r_idx [NRX];
+  logic [31:0]       r_amt [NRX];
   always_comb begin
-    s_inc = 1'b0; s_idx = '0; s_amt = 32'd1; s_last = 1'b0;
+    r_inc = '0;
+    for (int k = 0; k < NRX; k++) begin
+      r_idx[k] = k < 4 ? e_pbase : e_qbase;
+      r_amt[k] = 32'd1;
+    end
     unique case (e_kind)
-      4'd0: unique case (ev_step_q)  // delivered
-        3'd0: begin s_inc = 1'b1; s_idx = e_pbase + 0; end                        // rx_packets
-        3'd1: begin s_inc = 1'b1; s_idx = e_pbase + 1; s_amt = 32'(e_len); end    // rx_bytes
-        3'd2: begin s_inc = 1'b1; s_idx = e_pbase + 29; end                       // rx_csum_complete
-        3'd3: begin s_inc = e_bad; s_idx = e_pbase + 8; end                       // rx_bad_csum
-        3'd4: begin s_inc = 1'b1; s_idx = e_qbase + 0; end                        // RQ packets
-        3'd5: begin s_inc = 1'b1; s_idx = e_qbase + 1; s_amt = 32'(e_len); end    // RQ bytes
-        default: begin s_inc = e_ok; s_idx = e_qbase + 4; s_last = 1'b1; end     // RQ csum
-      endcase
-      4'd1: begin s_inc = 1'b1; s_idx = e_pbase + 4; s_last = 1'b1; end           // rx_no_buffer
-      4'd2, 4'd5: unique case (ev_step_q)
-        3'd0: begin s_inc = 1'b1; s_idx = e_pbase + 4; end                        // rx_no_buffer
-        default: begin s_inc = 1'b1; s_idx = e_qbase + (e_kind == 4'd2 ? 2 : 3); s_last = 1'b1; end
-      endcase
-      4'd3: begin s_inc = 1'b1; s_idx = e_pbase + 27; s_last = 1'b1; end          // rx_malformed
-      4'd8: begin s_inc = 1'b1; s_idx = e_pbase + 9; s_last = 1'b1; end           // rx_filtered
-      4'd9: begin s_inc = 1'b1; s_idx = e_pbase + 30; s_last = 1'b1; end          // rx_flow_drop
-      4'd4: unique case (ev_step_q)
-        3'd0: begin s_inc = 1'b1; s_idx = e_pbase + 6; end                        // rx_oversize
-        default: begin s_inc = 1'b1; s_idx = e_qbase + 2; s_last = 1'b1; end     // RQ drops
-      endcase
-      default: begin s_inc = 1'b1; s_idx = e_qbase + 3; s_last = 1'b1; end        // RQ errors
+      4'd0: begin  // delivered
+        r_inc = {e_ok, 2'b11, e_bad, 3'b111};
+        r_idx[0] = e_pbase + 0;                          // rx_packets
+        r_idx[1] = e_pbase + 1;  r_amt[1] = 32'(e_len);  // rx_bytes
+        r_idx[2] = e_pbase + 29;                         // rx_csum_complete
+        r_idx[3] = e_pbase + 8;                          // rx_bad_csum
+        r_idx[4] = e_qbase + 0;                          // RQ packets
+        r_idx[5] = e_qbase + 1;  r_amt[5] = 32'(e_len);  // RQ bytes
+        r_idx[6] = e_qbase + 4;                          // RQ csum
+      end
+      4'd1: begin r_inc[0] = 1'b1; r_idx[0] = e_pbase + 4; end             // rx_no_buffer
+      4'd2, 4'd5: begin                                                    // rx_no_buffer, RQ drops / errors
+        r_inc[0] = 1'b1; r_idx[0] = e_pbase + 4;
+        r_inc[4] = 1'b1; r_idx[4] = e_qbase + (e_kind == 4'd2 ? 2 : 3);
+      end
+      4'd3: begin r_inc[0] = 1'b1; r_idx[0] = e_pbase + 27; end            // rx_malformed
+      4'd8: begin r_inc[0] = 1'b1; r_idx[0] = e_pbase + 9; end             // rx_filtered
+      4'd9: begin r_inc[0] = 1'b1; r_idx[0] = e_pbase + 30; end            // rx_flow_drop
+      4'd4: begin                                                          // rx_oversize, RQ drops
+        r_inc[0] = 1'b1; r_idx[0] = e_pbase + 6;
+        r_inc[4] = 1'b1; r_idx[4] = e_qbase + 2;
+      end
+      default: begin r_inc[4] = 1'b1; r_idx[4] = e_qbase + 3; end          // RQ errors
     endcase
+    if (!ev_q) r_inc = '0;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      ev_wr_q     <= '0;
-      ev_rd_q     <= '0;
-      ev_step_q   <= '0;
+      ev_q        <= 1'b0;
       rxport_wr_q <= '0;
       rxport_rd_q <= '0;
       rxport_st_q <= '0;
@@ -1155,14 +1174,8 @@ module kite_card #(
       if (in_valid && in_ready && in_last) rxport_wr_q <= rxport_wr_q + 1'b1;
       if (p_valid && p_ready) rxport_st_q <= rxport_st_q + 1'b1;
       if (st_valid && st_ready) rxcls_wr_q <= rxcls_wr_q + 1'b1;
-      if (x_ev_valid) begin
-        ev_wr_q     <= ev_wr_q + 1'b1;
-        rxport_rd_q <= rxport_rd_q + 1'b1;
-      end
-      if (!ev_empty) begin
-        ev_step_q <= s_last ? 3'd0 : ev_step_q + 1'b1;
-        if (s_last) ev_rd_q <= ev_rd_q + 1'b1;
-      end
+      ev_q <= x_ev_valid;
+      if (x_ev_valid) rxport_rd_q <= rxport_rd_q + 1'b1;
     end
   end
 
@@ -1170,20 +1183,189 @@ module kite_card #(
     inc_valid = '0;
     inc_idx   = '0;
     inc_amt   = '0;
-    inc_valid[0] = !ev_empty && s_inc;
-    inc_idx[0 +: IW] = s_idx;
-    inc_amt[0 +: 32] = s_amt;
+    for (int k = 0; k < NRX; k++) begin
+      inc_valid[k]        = r_inc[k];
+      inc_idx[k*IW +: IW] = r_idx[k];
+      inc_amt[k*32 +: 32] = r_amt[k];
+    end
     inc_valid[NSRC-1] = inc_valid_x;
     inc_idx[(NSRC-1)*IW +: IW] = inc_idx_x;
     inc_amt[(NSRC-1)*32 +: 32] = inc_amt_x;
-    for (int p = 0; p < NPORT; p++) begin
-      inc_valid[1 + 2*p]             = fcs_frame[p];
-      inc_idx[(1 + 2*p)*IW +: IW]    = IW'(32 * p + 2);   // tx_packets
-      inc_amt[(1 + 2*p)*32 +: 32]    = 32'd1;
-      inc_valid[2 + 2*p]             = fcs_frame[p];
-      inc_idx[(2 + 2*p)*IW +: IW]    = IW'(32 * p + 3);   // tx_bytes
-      inc_amt[(2 + 2*p)*32 +: 32]    = 32'(fcs_len[p*16 +: 16]);
+    for (int k = 0; k < NSQ; k++) begin
+      inc_valid[SQ0 + k]          = q_inc[k];
+      inc_idx[(SQ0 + k)*IW +: IW] = q_idx[k];
+      inc_amt[(SQ0 + k)*32 +: 32] = q_amt[k];
     end
+    for (int p = 0; p < NPORT; p++) begin
+      inc_valid[NRX + 2*p]             = fcs_frame[p];
+      inc_idx[(NRX + 2*p)*IW +: IW]    = IW'(32 * p + 2);   // tx_packets
+      inc_amt[(NRX + 2*p)*32 +: 32]    = 32'd1;
+      inc_valid[NRX + 1 + 2*p]          = fcs_frame[p];
+      inc_idx[(NRX + 1 + 2*p)*IW +: IW] = IW'(32 * p + 3);   // tx_bytes
+      inc_amt[(NRX + 1 + 2*p)*32 +: 32] = 32'(fcs_len[p*16 +: 16]);
+    end
+  end
+
+  // ---------------------------------------------------------- SQ counters
+  // A frame committed by a port's gather counts packets, bytes, csum and lso
+  // of its SQ, as the model's TxPipeline::process_wqe counts a sent WQE. The
+  // events wait in a queue per port (SQD entries) and go on one per cycle
+  // through a division pipeline that turns an LSO super-frame into its
+  // segment count, ceil((total - hdr_len) / mss), or 1 without payload, as
+  // kite::tx_lso cuts it. The queue manager hands on one gather entry per
+  // cycle to both gathers and a gather holds one WQE, so in any n cycles at
+  // most n + NPORT frames commit and a queue holds at most NPORT events
+  // (stq_lost_q would count an event lost to a full queue).
+  localparam int unsigned SQD = 4;
+  localparam int unsigned SEW = QW + 17 + 2 + 16 + 16;   // sqn, total, csum, lso, hdr_len, mss
+  localparam int unsigned DQ  = 18;   // quotient bits: 64 KiB + mss - 1 < 2^18
+  logic [SEW-1:0]   stq_mem [NPORT*SQD];
+  logic [2:0]       stq_wr_q [NPORT];
+  logic [2:0]       stq_rd_q [NPORT];
+  logic [PW-1:0]    stq_rr_q, stq_sel;
+  logic             stq_any;
+  logic [31:0]      stq_lost_q;
+  logic [SEW-1:0]   stq_head;
+  always_comb begin
+    stq_any = 1'b0;
+    stq_sel = stq_rr_q;
+    for (int k = NPORT - 1; k >= 0; k--) begin
+      if (stq_wr_q[(32'(stq_rr_q) + 32'(k)) % NPORT] != stq_rd_q[(32'(stq_rr_q) + 32'(k)) % NPORT]) begin
+        stq_any = 1'b1;
+        stq_sel = PW'((32'(stq_rr_q) + 32'(k)) % NPORT);
+      end
+    end
+  end
+  assign stq_head = stq_mem[32'(stq_sel) * SQD + 32'(stq_rd_q[stq_sel][1:0])];
+  always_ff @(posedge clk_i) begin
+    for (int p = 0; p < NPORT; p++)
+      if (g_st_valid[p])
+        stq_mem[p * SQD + 32'(stq_wr_q[p][1:0])] <=
+            {g_st_sqn[p*QW +: QW], g_st_total[p*17 +: 17], |g_st_eth[p*128 +: 2], g_st_eth[p*128 + 2],
+             g_st_eth[p*128 + 64 +: 16], g_st_eth[p*128 + 16 +: 16]};
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int p = 0; p < NPORT; p++) begin
+        stq_wr_q[p] <= '0;
+        stq_rd_q[p] <= '0;
+      end
+      stq_rr_q   <= '0;
+      stq_lost_q <= '0;
+    end else begin
+      for (int p = 0; p < NPORT; p++) begin
+        if (g_st_valid[p]) begin
+          if (stq_wr_q[p] - stq_rd_q[p] == 3'(SQD)) stq_lost_q <= stq_lost_q + 1'b1;
+          else stq_wr_q[p] <= stq_wr_q[p] + 1'b1;
+        end
+      end
+      if (stq_any) begin
+        stq_rd_q[stq_sel] <= stq_rd_q[stq_sel] + 1'b1;
+        stq_rr_q          <= PW'((32'(stq_sel) + 1) % NPORT);
+      end
+    end
+  end
+
+  // Restoring division, one quotient bit per stage.
+  logic [QW-1:0] h_sqn;
+  logic [16:0]   h_total, h_pay;
+  logic          h_csum, h_lso;
+  logic [15:0]   h_hdr, h_mss;
+  assign {h_sqn, h_total, h_csum, h_lso, h_hdr, h_mss} = stq_head;
+  assign h_pay = h_total - 17'(h_hdr);
+  logic             dv_q  [DQ+1];
+  logic [DQ-1:0]    dn_q  [DQ+1];   // numerator bits not yet taken, MSB first
+  logic [15:0]      dr_q  [DQ+1];   // partial remainder (< mss)
+  logic [DQ-1:0]    dqt_q [DQ+1];   // quotient bits so far
+  logic [15:0]      dd_q  [DQ+1];   // mss
+  logic             d1_q  [DQ+1];   // one packet: not LSO, or no payload
+  logic [QW+17+1:0] de_q  [DQ+1];   // sqn, total, csum, lso
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int k = 0; k <= DQ; k++) dv_q[k] <= 1'b0;
+    end else begin
+      dv_q[0] <= stq_any;
+      for (int k = 0; k < DQ; k++) dv_q[k+1] <= dv_q[k];
+    end
+  end
+  logic [16:0]      d_rs  [DQ];     // remainder and the next numerator bit
+  logic             d_ge  [DQ];
+  always_comb begin
+    for (int k = 0; k < DQ; k++) begin
+      d_rs[k] = {dr_q[k], dn_q[k][DQ-1]};
+      d_ge[k] = d_rs[k] >= {1'b0, dd_q[k]};
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    dn_q[0]  <= DQ'(h_pay) + DQ'(h_mss) - DQ'(1);
+    dr_q[0]  <= '0;
+    dqt_q[0] <= '0;
+    dd_q[0]  <= h_mss;
+    d1_q[0]  <= !h_lso || h_pay == '0 || h_mss == '0;
+    de_q[0]  <= {h_sqn, h_total, h_csum, h_lso};
+    for (int k = 0; k < DQ; k++) begin
+      dr_q[k+1]  <= d_ge[k] ? 16'(d_rs[k] - {1'b0, dd_q[k]}) : d_rs[k][15:0];
+      dqt_q[k+1] <= {dqt_q[k][DQ-2:0], d_ge[k]};
+      dn_q[k+1]  <= dn_q[k] << 1;
+      dd_q[k+1]  <= dd_q[k];
+      d1_q[k+1]  <= d1_q[k];
+      de_q[k+1]  <= de_q[k];
+    end
+  end
+
+  // Error CQEs of SQs as they enter kite_cq: the queue manager's (a bad WQE,
+  // or its read failed: TXE_DMA) and the gathers' (TXE_DMA); not flushes.
+  localparam logic [31:0] TXE_DMA = 32'd7;
+  logic          sqe_err, sqe_drop, sqe_err_q, sqe_drop_q;
+  logic [QW-1:0] sqe_sqn, sqe_sqn_q;
+  logic [255:0]  g_sel_cqe;
+  assign g_sel_cqe = g_cqe_data[g_cqe_sel*256 +: 256];
+  always_comb begin
+    sqe_err  = 1'b0;
+    sqe_drop = 1'b0;
+    sqe_sqn  = qc_qn;
+    if (qc_valid && qc_ready) begin
+      sqe_err  = !qc_rq && qc_opcode == 8'(kite_pkg::CQE_OPCODE_ERROR) &&
+                qc_status != 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR);
+      sqe_drop = qc_syndrome != TXE_DMA;
+    end else if (g_cqe_valid[g_cqe_sel] && g_cqe_ready[g_cqe_sel]) begin
+      sqe_err  = g_sel_cqe[151:144] == 8'(kite_pkg::CQE_OPCODE_ERROR) &&
+                g_sel_cqe[159:152] != 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR);
+      sqe_drop = g_sel_cqe[223:192] != TXE_DMA;
+      sqe_sqn  = QW'(g_sel_cqe[95:64]);
+    end
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sqe_err_q   <= 1'b0;
+      sqe_drop_q <= 1'b0;
+      sqe_sqn_q   <= '0;
+    end else begin
+      sqe_err_q   <= sqe_err;
+      sqe_drop_q <= sqe_err && sqe_drop;
+      sqe_sqn_q   <= sqe_sqn;
+    end
+  end
+
+  logic [NSQ-1:0] q_inc;
+  logic [IW-1:0]  q_idx [NSQ];
+  logic [31:0]    q_amt [NSQ];
+  logic [QW-1:0]  f_sqn;
+  logic [16:0]    f_total;
+  logic           f_csum, f_lso;
+  logic [IW-1:0]  f_qbase, c_qbase;
+  assign {f_sqn, f_total, f_csum, f_lso} = de_q[DQ];
+  assign f_qbase = IW'(64 + 8 * 32'(f_sqn));
+  assign c_qbase = IW'(64 + 8 * 32'(sqe_sqn_q));
+  always_comb begin
+    q_inc = {acc_valid, sqe_drop_q, sqe_err_q, dv_q[DQ] && f_lso, dv_q[DQ] && f_csum, dv_q[DQ], dv_q[DQ]};
+    q_idx[0] = f_qbase + 0;  q_amt[0] = d1_q[DQ] ? 32'd1 : 32'(dqt_q[DQ]);   // packets
+    q_idx[1] = f_qbase + 1;  q_amt[1] = 32'(f_total);                         // bytes
+    q_idx[2] = f_qbase + 4;  q_amt[2] = 32'd1;                                // csum
+    q_idx[3] = f_qbase + 5;  q_amt[3] = 32'd1;                                // lso
+    q_idx[4] = c_qbase + 3;  q_amt[4] = 32'd1;                                // errors
+    q_idx[5] = c_qbase + 2;  q_amt[5] = 32'd1;                                // drops
+    q_idx[6] = IW'(64 + 8 * ((acc_rq ? 512 : 0) + 32'(acc_qn)) + 6);  q_amt[6] = 32'd1;   // doorbells
   end
 
   // Source NSRC-1: counts kept elsewhere, reported as increments. Per port,
@@ -1191,7 +1373,7 @@ module kite_card #(
   // db_dropped; kite_txp_lso super-frames): the difference to the last
   // reported value; slots 4-11 count mac_ev_i pulses, except 8 and 9
   // (rx_multicast, rx_broadcast): delivered RX frames by their destination
-  // (an event's first step). The lowest slot with something to report goes
+  // (as its event reaches the counters). The lowest slot with something to report goes
   // each cycle.
   localparam int unsigned NSLOT = 12;
   function automatic logic [4:0] slot_idx(logic [3:0] k);  // word in struct port_stats
@@ -1213,7 +1395,7 @@ module kite_card #(
   logic [1:0]  rx_cls [NPORT];   // a delivered frame: multicast, broadcast
   always_comb begin
     for (int p = 0; p < NPORT; p++)
-      rx_cls[p] = (!ev_empty && ev_step_q == 3'd0 && e_kind == 4'd0 && e_port == PW'(p)) ? {e_bc, e_mc} : 2'b00;
+      rx_cls[p] = (ev_q && e_kind == 4'd0 && e_port == PW'(p)) ? {e_bc, e_mc} : 2'b00;
   end
   logic [31:0] x_cur [NPORT][4];
   logic [31:0] x_rep_q [NPORT][4];
@@ -1265,7 +1447,7 @@ module kite_card #(
   assign inc_idx_x   = IW'(32 * 32'(x_port)) + IW'(slot_idx(x_slot));
   assign inc_amt_x   = x_amt;
 
-  kite_stats #(.N_SRC(NSRC), .IDX_W(IW)) u_stats (
+  kite_stats #(.N_SRC(NSRC), .IDX_W(IW), .SRC_WIN(SRC_WIN)) u_stats (
     .clk_i, .rst_ni,
     .inc_valid_i(inc_valid), .inc_idx_i(inc_idx), .inc_amt_i(inc_amt),
     .rd_valid_i(st_rd_valid), .rd_ready_o(st_rd_ready), .rd_idx_i(st_rd_idx), .rd_clear_i(st_rd_clear),
@@ -1273,6 +1455,7 @@ module kite_card #(
     .bad_count_o(st_bad), .busy_o(st_busy)
   );
   logic unused_st;
-  assign unused_st = ^{st_rd_err, st_bad, st_busy, m_addr[31:20], e_qn[15:QW]};
+  assign unused_st = ^{st_rd_err, st_bad, st_busy, m_addr[31:20], e_qn[15:QW], stq_lost_q, dr_q[DQ], dn_q[DQ],
+                       dd_q[DQ], g_sel_cqe[255:224], g_sel_cqe[191:160], g_sel_cqe[143:96], g_sel_cqe[63:0]};
 
 endmodule : kite_card

@@ -27,6 +27,10 @@
 // WQ_ERROR event). A WQE of an SQ already in ERR (d_flush_i: handed on
 // before the SQ changed state) is not read or sent: ERROR WR_FLUSH_ERR with
 // wqe_index = its ring index, as the queue manager's flush.
+//
+// SQ counters: st_* reports each frame committed to the ring (its WQE read
+// without error) with its SQ, total length and Ethernet segment, in the
+// cycle its last beat is stored.
 module kite_card_txg #(
   parameter int unsigned NQ       = 512,
   parameter int unsigned FN_W     = 5,
@@ -81,7 +85,11 @@ module kite_card_txg #(
   input  logic                  gerr_ready_i,
   output logic [$clog2(NQ)-1:0] gerr_sqn_o,
 
-  output logic                  dma_err_o
+  output logic                  dma_err_o,
+  output logic                  st_valid_o,
+  output logic [$clog2(NQ)-1:0] st_sqn_o,
+  output logic [16:0]           st_total_o,
+  output logic [127:0]          st_eth_o
 );
   localparam int unsigned AW = $clog2(SF_BEATS);
   localparam int unsigned IW = $clog2(NINFO);
@@ -177,6 +185,12 @@ module kite_card_txg #(
   assign gerr_valid_o = state_q == S_GERR;
   assign gerr_sqn_o   = sqn_q;
   assign dma_err_o    = state_q == S_END && err_q && !fl_q && !o_valid_q;
+  // The committing beat is written before the next WQE may start (wait_cm),
+  // so the registers still hold its WQE.
+  assign st_valid_o   = sf_we && o_cm_q;
+  assign st_sqn_o     = sqn_q;
+  assign st_total_o   = total_q;
+  assign st_eth_o     = eth_q;
 
   function automatic logic [6:0] cnt_of(input logic [7:0] c);
     cnt_of = c >= 8'd64 ? 7'd64 : c[6:0];

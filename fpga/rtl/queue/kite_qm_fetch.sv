@@ -2,6 +2,8 @@
 // picks over a tagged DMA read interface, checks it as the model's
 // TxPipeline::process_wqe (fpga/model/txp/txp.cpp) does before gathering,
 // and hands good ETH_TX descriptors on, one gather entry per transfer.
+// Zero-length gather entries are not handed on (the model reads nothing for
+// them), so the last transfer is the last entry with a length.
 //
 // DMA read interface (documented in Documentation/hw/rtl.rst):
 //   request  rd_valid_o/rd_ready_i, tag, function, bus address, length in
@@ -195,6 +197,7 @@ module kite_qm_fetch #(
   logic [TW-1:0] k_tag_q;
   logic [2:0]    k_beat_q;      // beat in rdata (K_SGE / K_OUT)
   logic [4:0]    k_nsge_q, k_i_q;
+  logic [4:0]    k_lastnz_q;    // the last entry with a length
   logic [36:0]   k_total_q;
   logic          k_lkey_bad_q;
   logic [31:0]   k_sge0_len_q;
@@ -212,7 +215,8 @@ module kite_qm_fetch #(
   logic [4:0]  h_nsge, acc_nsge;
   logic [2:0]  acc_beat;
   logic [36:0] beat_sum;
-  logic        beat_lkey_bad;
+  logic        beat_lkey_bad, beat_nz;
+  logic [4:0]  beat_lastnz;
   logic [5:0]  sge_idx;
   assign h_nsge   = 5'(rdata[23:16] - 8'd1);
   assign acc_nsge = k_q == K_HDR ? h_nsge : k_nsge_q;
@@ -220,11 +224,17 @@ module kite_qm_fetch #(
   always_comb begin
     beat_sum = '0;
     beat_lkey_bad = 1'b0;
+    beat_nz = 1'b0;
+    beat_lastnz = '0;
     for (int l = 0; l < 4; l++) begin
       sge_idx = 6'({acc_beat, 2'(l)}) - 6'd2;
       if ((acc_beat != 3'd0 || l >= 2) && sge_idx < {1'b0, acc_nsge}) begin
         beat_sum = beat_sum + 37'(rdata[128*l+64 +: 32]);
         if (rdata[128*l+96 +: 32] != 32'(kite_pkg::LKEY_PHYS)) beat_lkey_bad = 1'b1;
+        if (rdata[128*l+64 +: 32] != '0) begin
+          beat_nz = 1'b1;
+          beat_lastnz = sge_idx[4:0];
+        end
       end
     end
   end
@@ -292,15 +302,18 @@ module kite_qm_fetch #(
   logic [PW-1:0]   o_port_q;
   logic [15:0]     o_cqn_q, o_ci_q;
 
-  // Outputs.
+  // Outputs. K_OUT passes over a zero-length entry in one cycle without a
+  // transfer; the entry after the last one with a length is never reached.
   logic [1:0] out_lane;
-  logic       out_last, k_dv;
+  logic       out_last, k_dv, k_zero, k_step;
   assign out_lane = 2'(k_i_q + 5'd2);
-  assign out_last = k_i_q == k_nsge_q - 5'd1;
+  assign out_last = k_i_q == k_lastnz_q;
+  assign k_zero   = rdata[128*out_lane+64 +: 32] == '0;
   assign o_last   = o_i_q == o_two_q;
   assign o_sge    = o_i_q ? o_sge1_q : o_sge0_q;
   assign o_dv     = o_valid_q && (!o_last || done_ready_i);
-  assign k_dv     = !o_valid_q && k_q == K_OUT && (!out_last || done_ready_i);
+  assign k_dv     = !o_valid_q && k_q == K_OUT && !k_zero && (!out_last || done_ready_i);
+  assign k_step   = (k_dv && d_ready_i) || (!o_valid_q && k_q == K_OUT && k_zero);
   assign o_fin    = o_dv && d_ready_i && o_last;
   assign o_room   = !o_valid_q || o_fin;
 
@@ -367,8 +380,9 @@ module kite_qm_fetch #(
       o_signaled_q  <= rdata[8];
       o_eth_q       <= rdata[255:128];
       o_total_q     <= v_total[16:0];
-      o_two_q       <= rdata[23:16] == 8'd3;
-      o_sge0_q      <= {rdata[351:320], rdata[319:256]};
+      // Two entries, one of them empty, go out as one (both empty: TXE_LENGTH).
+      o_two_q       <= rdata[23:16] == 8'd3 && rdata[351:320] != '0 && rdata[479:448] != '0;
+      o_sge0_q      <= rdata[351:320] == '0 ? {rdata[479:448], rdata[447:384]} : {rdata[351:320], rdata[319:256]};
       o_sge1_q      <= {rdata[479:448], rdata[447:384]};
     end
   end
@@ -379,7 +393,7 @@ module kite_qm_fetch #(
   // K_VERD starts going out. rdata holds its beat until the next read.
   logic sge_more, out_next, pick_next;
   assign sge_more  = k_q == K_SGE && k_beat_q != last_beat;
-  assign out_next  = k_dv && d_ready_i && !out_last && out_lane == 2'd3;
+  assign out_next  = k_step && !out_last && out_lane == 2'd3;
   assign pick_next = (k_q == K_IDLE || fin || handoff) && chk[TW];
   always_comb begin
     buf_re = 1'b0;
@@ -434,6 +448,7 @@ module kite_qm_fetch #(
           k_eth_q      <= rdata[255:128];
           k_sge0_len_q <= rdata[351:320];
           k_nsge_q     <= h_nsge;
+          k_lastnz_q   <= beat_lastnz;
           k_dma_q      <= t_err[k_tag_q];
           k_dma_ci_q   <= t_err[k_tag_q] && !t_ph2[k_tag_q];  // the ctrl read itself failed
           k_beat_q     <= '0;
@@ -474,6 +489,7 @@ module kite_qm_fetch #(
         end
         K_SGE: begin
           k_total_q    <= k_total_q + beat_sum;
+          if (beat_nz) k_lastnz_q <= beat_lastnz;
           k_lkey_bad_q <= k_lkey_bad_q || beat_lkey_bad;
           if (sge_more) k_beat_q <= k_beat_q + 3'd1;
           else k_q <= K_VERD;
@@ -485,7 +501,7 @@ module kite_qm_fetch #(
           k_q        <= v_syn != '0 ? K_CPL : K_OUT;
         end
         K_OUT: begin
-          if (k_dv && d_ready_i) begin
+          if (k_step) begin
             k_i_q <= k_i_q + 5'd1;
             if (out_next) k_beat_q <= k_beat_q + 3'd1;
           end

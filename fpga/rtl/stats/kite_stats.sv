@@ -7,7 +7,10 @@
 // Each source owns a bank (its own RAM, read-modify-write one increment per
 // cycle with a one-entry bypass), so sources never compete; a counter's value
 // is the sum of its N_SRC bank entries minus the snapshot taken at its last
-// clear. The banks' write port is busy every cycle, so a clear never writes
+// clear. A bank covers only its source's window of counters (SRC_WIN): a
+// source that only counts port_stats needs 64 entries (distributed RAM), one
+// that only counts SQ or RQ queue_stats 4,096, so the card can give every
+// increment of a frame its own source without a bank of all N_CNT each. The banks' write port is busy every cycle, so a clear never writes
 // them: it stores the current sum in the snapshot RAM. Each bank has a second
 // copy (same writes) that serves reads.
 //
@@ -17,13 +20,20 @@
 // read count towards the new value. After reset the RAMs are zeroed for N_CNT
 // cycles (busy_o); increments then are ignored.
 //
-// Bad input: an increment or read with an index >= N_CNT is dropped (a read
-// returns 0 with rd_err_o) and counted in bad_count_o.
+// Bad input: an increment outside its source's window, or a read with an
+// index >= N_CNT, is dropped (a read returns 0 with rd_err_o) and counted in
+// bad_count_o.
 module kite_stats #(
   parameter int unsigned N_CNT = 8256,  // 2 ports x 32 (port_stats) + 1024 queues x 8 (queue_stats)
-  parameter int unsigned N_SRC = 4,
+  parameter int unsigned N_SRC = 7,
   parameter int unsigned INC_W = 32,
-  parameter int unsigned IDX_W = 14
+  parameter int unsigned IDX_W = 14,
+  // Source s's window, SRC_WIN[2s +: 2]: 0 all N_CNT counters, 1 [0, LO_CNT),
+  // 2 [HI_BASE, N_CNT), 3 [LO_CNT, HI_BASE). Default: sources 0-3 all, 4 the
+  // port_stats, 5 the RQs' queue_stats, 6 the SQs'.
+  parameter logic [2*N_SRC-1:0] SRC_WIN = (2*N_SRC)'(14'h3900),
+  parameter int unsigned LO_CNT = 64,     // 2 ports x 32
+  parameter int unsigned HI_BASE = 4160   // 64 + 8 x 512: RQ 0's queue_stats
 ) (
   input  logic                    clk_i,
   input  logic                    rst_ni,
@@ -74,67 +84,89 @@ module kite_stats #(
   logic [N_SRC-1:0]    inc_bad;
 
   for (genvar s = 0; s < N_SRC; s++) begin : g_bank
+    localparam logic [1:0]  WIN  = SRC_WIN[2*s +: 2];
+    localparam int unsigned BASE = WIN == 2'd2 ? HI_BASE : WIN == 2'd3 ? LO_CNT : 0;
+    localparam int unsigned SIZE = WIN == 2'd1 ? LO_CNT : WIN == 2'd2 ? N_CNT - HI_BASE :
+                                   WIN == 2'd3 ? HI_BASE - LO_CNT : N_CNT;
+    localparam int unsigned AW   = $clog2(SIZE);
+
+    // Whether a counter index lies in this bank's window (below BASE wraps).
+    function automatic logic in_win(logic [IDX_W-1:0] i);
+      return 32'(i) - 32'(BASE) < 32'(SIZE);
+    endfunction
+
     logic [IDX_W-1:0] idx;
+    logic [AW-1:0]    a;
     logic [INC_W-1:0] amt;
     logic             ok;
     assign idx = inc_idx_i[s*IDX_W +: IDX_W];
+    assign a   = AW'(idx - IDX_W'(BASE));
     assign amt = inc_amt_i[s*INC_W +: INC_W];
-    assign ok  = idx < IDX_W'(N_CNT);
+    assign ok  = in_win(idx);
     assign inc_bad[s] = !init_q && inc_valid_i[s] && !ok;
 
-    logic [63:0]      rmw_q [N_CNT];   // read-modify-write copy
-    logic [63:0]      rdc_q [N_CNT];   // read copy
+    logic [63:0]      rmw_q [SIZE];   // read-modify-write copy
+    logic [63:0]      rdc_q [SIZE];   // read copy
     logic [63:0]      rmw_rd_q, rdc_rd_q;
     logic             s1_q;
-    logic [IDX_W-1:0] s1_idx_q;
+    logic [AW-1:0]    s1_a_q;
     logic [INC_W-1:0] s1_amt_q;
     logic             we;
-    logic [IDX_W-1:0] widx;
+    logic [AW-1:0]    wa;
     logic [63:0]      wdata, cur;
 
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         s1_q     <= 1'b0;
-        s1_idx_q <= '0;
+        s1_a_q   <= '0;
         s1_amt_q <= '0;
       end else begin
         s1_q     <= !init_q && inc_valid_i[s] && ok;
-        s1_idx_q <= idx;
+        s1_a_q   <= a;
         s1_amt_q <= amt;
       end
     end
 
     // One-entry bypass: the write of the previous cycle is not in the RAM read.
     logic             byp_q;
-    logic [IDX_W-1:0] byp_idx_q;
+    logic [AW-1:0]    byp_a_q;
     logic [63:0]      byp_data_q;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         byp_q      <= 1'b0;
-        byp_idx_q  <= '0;
+        byp_a_q    <= '0;
         byp_data_q <= '0;
       end else begin
         byp_q      <= we;
-        byp_idx_q  <= widx;
+        byp_a_q    <= wa;
         byp_data_q <= wdata;
       end
     end
 
-    assign cur   = (byp_q && byp_idx_q == s1_idx_q) ? byp_data_q : rmw_rd_q;
+    // Initialisation runs over all N_CNT >= SIZE indices, so every entry is zeroed.
+    assign cur   = (byp_q && byp_a_q == s1_a_q) ? byp_data_q : rmw_rd_q;
     assign we    = init_q || s1_q;
-    assign widx  = init_q ? init_idx_q : s1_idx_q;
+    assign wa    = init_q ? AW'(init_idx_q) : s1_a_q;
     assign wdata = init_q ? 64'd0 : cur + 64'(s1_amt_q);
 
+    logic [AW-1:0] ra;
+    logic          r1_in_q;
+    assign ra = AW'(rd_idx_i - IDX_W'(BASE));
     always_ff @(posedge clk_i) begin
-      rmw_rd_q <= rmw_q[idx];
-      if (we) rmw_q[widx] <= wdata;
+      rmw_rd_q <= rmw_q[a];
+      if (we) rmw_q[wa] <= wdata;
     end
     always_ff @(posedge clk_i) begin
-      rdc_rd_q <= rdc_q[rd_idx_i];
-      if (we) rdc_q[widx] <= wdata;
+      rdc_rd_q <= rdc_q[ra];
+      if (we) rdc_q[wa] <= wdata;
+    end
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) r1_in_q <= 1'b0;
+      else         r1_in_q <= in_win(rd_idx_i);
     end
 
-    assign bank_val[s*64 +: 64] = (byp_q && byp_idx_q == rd_idx1_q) ? byp_data_q : rdc_rd_q;
+    assign bank_val[s*64 +: 64] = !r1_in_q ? 64'd0
+                                : (byp_q && byp_a_q == AW'(rd_idx1_q - IDX_W'(BASE))) ? byp_data_q : rdc_rd_q;
   end
 
   // ---------------------------------------------------------------- snapshot and read pipeline

@@ -159,6 +159,7 @@ struct Bench {
     // Statistics.
     long n_good = 0, n_bad = 0, n_nop = 0, n_dmaerr = 0, n_flush = 0, n_acc = 0, n_db = 0, n_cfg = 0;
     long n_ce = 0, n_ce_drop = 0, n_cpl = 0, n_second = 0, n_second_err = 0;
+    long n_zero_sge = 0, n_zero_two = 0;  // good WQEs with zero-length entries (of them: two entries)
     std::map<uint32_t, long> syn_seen;
     uint64_t rd_hs_cycle = 0, rd_last_cycle = 0, first_d_cycle = 0;
 
@@ -373,6 +374,10 @@ struct Bench {
                 d.sges.push_back(g);
                 d.total += g.second;
             }
+            if (ctrl.num_ds - 1u > gathers.size()) {
+                n_zero_sge++;
+                n_zero_two += ctrl.num_ds == 3;
+            }
             if (inject && n_good == 20) d.sges[0].second ^= 1;  // deliberate mismatch (--inject)
             exp_desc[q] = d;
             n_good++;
@@ -556,7 +561,9 @@ struct Bench {
         chk.expect(q == d_sqn, "descriptor transfers of SQ %u inside one of SQ %u", q, d_sqn);
         const auto &c = hw.sq[q];
         chk.expect(m.d_fn_o == c.fn && m.d_port_o == c.port && m.d_cqn_o == c.cqn, "descriptor context of SQ %u", q);
-        if (m.d_sge_len_o) d_cur.sges.emplace_back(uint64_t(m.d_sge_addr_o), uint32_t(m.d_sge_len_o));
+        // Zero-length entries are not handed on: the model reads nothing for them.
+        chk.expect(m.d_sge_len_o != 0, "SQ %u: zero-length gather entry handed on", q);
+        d_cur.sges.emplace_back(uint64_t(m.d_sge_addr_o), uint32_t(m.d_sge_len_o));
         if (!m.d_last_o) return;
         d_open = false;
         auto it = exp_desc.find(q);
@@ -879,6 +886,8 @@ int main(int argc, char **argv) {
                     "%ld flushed WQEs, %ld completions\n", b.n_good, b.n_bad, b.n_nop, b.n_dmaerr, b.n_flush, b.n_cpl);
         std::printf("[queue] random: %ld WQEs read in two parts (%ld second parts failed)\n", b.n_second,
                     b.n_second_err);
+        std::printf("[queue] random: %ld good WQEs with zero-length gather entries (%ld of two entries), "
+                    "handed on without them\n", b.n_zero_sge, b.n_zero_two);
         std::printf("[queue] random: db_dropped port0 %llu port1 %llu; syndromes:",
                     (unsigned long long)b.hw.ports[0].stats.db_dropped, (unsigned long long)b.hw.ports[1].stats.db_dropped);
         for (auto &kv : b.syn_seen) std::printf(" %u:%ld", kv.first, kv.second);
@@ -886,7 +895,8 @@ int main(int argc, char **argv) {
                     b.max_wait, b.sqs.size());
         chk.expect(b.max_wait <= long(b.sqs.size()) + 1, "an SQ waited %ld picks with %zu SQs", b.max_wait, b.sqs.size());
         for (uint32_t s = 1; s <= 7; s++) chk.expect(b.syn_seen[s] > 0, "coverage: no error with syndrome %u", s);
-        chk.expect(b.n_second_err > 0 && b.n_flush > 0 && b.n_nop > 0 && b.n_ce_drop > 0 && b.n_good > n / 100, "coverage");
+        chk.expect(b.n_second_err > 0 && b.n_flush > 0 && b.n_nop > 0 && b.n_ce_drop > 0 && b.n_good > n / 100 &&
+                   b.n_zero_sge > 10 && b.n_zero_two > 0, "coverage");
     }
 
     // ------------------------------------------------------------ latency

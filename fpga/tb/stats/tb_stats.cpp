@@ -1,5 +1,8 @@
-// kite_stats testbench: 4 increment sources every cycle against a reference
-// sum per counter. Random phase: hot counters hit by several sources in the
+// kite_stats testbench: 7 increment sources every cycle against a reference
+// sum per counter. Sources 0-3 count anywhere; 4 only port_stats (counters
+// 0-63), 5 only the RQs' queue_stats (4160 up) and 6 only the SQs' (64 to
+// 4159), as the card uses them; an increment outside its source's window is
+// rejected and counted. Random phase: hot counters hit by several sources in the
 // same and in consecutive cycles, random amounts up to 2^32-1, out-of-range
 // indices (dropped and counted), reads with and without clear interleaved at
 // random (a read must include every increment presented before its accept
@@ -20,7 +23,11 @@
 
 namespace {
 
-constexpr uint32_t N_CNT = 8256, N_SRC = 4, IDX_W = 14, PORTS = 2;
+constexpr uint32_t N_CNT = 8256, N_SRC = 7, IDX_W = 14, PORTS = 2;
+constexpr uint32_t LO_CNT = 64, HI_BASE = 4160;
+// Source s's window (kite_stats SRC_WIN default): [lo, hi).
+uint32_t win_lo(uint32_t s) { return s == 5 ? HI_BASE : s == 6 ? LO_CNT : 0; }
+uint32_t win_hi(uint32_t s) { return s == 4 ? LO_CNT : s == 6 ? HI_BASE : N_CNT; }
 namespace spec = kite::spec;
 
 // Card counter map (rtl.rst): port p's port_stats at p * 32, queue q's
@@ -62,14 +69,15 @@ struct Bench {
     // the read was accepted.
     bool cycle(const Inc (&in)[N_SRC], bool read, uint32_t ridx, bool clear) {
         uint8_t v = 0;
-        uint64_t idx = 0;
+        for (size_t i = 0; i < (N_SRC * IDX_W + 31) / 32; i++) m.inc_idx_i[i] = 0;
         for (uint32_t s = 0; s < N_SRC; s++) {
             v |= uint8_t(in[s].v) << s;
-            idx |= uint64_t(in[s].idx & ((1u << IDX_W) - 1)) << (s * IDX_W);
+            uint64_t x = uint64_t(in[s].idx & ((1u << IDX_W) - 1)) << (s * IDX_W % 32);
+            m.inc_idx_i[s * IDX_W / 32] |= uint32_t(x);
+            if (x >> 32) m.inc_idx_i[s * IDX_W / 32 + 1] |= uint32_t(x >> 32);
             m.inc_amt_i[s] = in[s].amt;
         }
         m.inc_valid_i = v;
-        m.inc_idx_i = idx;
         m.rd_valid_i = read;
         m.rd_idx_i = ridx;
         m.rd_clear_i = clear;
@@ -99,7 +107,7 @@ struct Bench {
         }
         for (uint32_t s = 0; s < N_SRC; s++) {
             if (!in[s].v) continue;
-            if (in[s].idx < N_CNT) {
+            if (in[s].idx >= win_lo(s) && in[s].idx < win_hi(s)) {
                 ref[in[s].idx] += in[s].amt;
                 incs++;
             } else {
@@ -136,10 +144,14 @@ int main(int argc, char **argv) {
     Bench b(chk, args.inject);
 
     // ------------------------------------------------ random
+    // Hot counters: 0-1 in source 4's window, 2-3 in source 5's, 4-5 in 6's.
     uint32_t hot[6];
-    for (auto &h : hot) h = tb::rnd(rng, 0, N_CNT - 1);
     hot[0] = 0;
-    hot[1] = N_CNT - 1;
+    hot[1] = tb::rnd(rng, 1, LO_CNT - 1);
+    hot[2] = N_CNT - 1;
+    hot[3] = tb::rnd(rng, HI_BASE, N_CNT - 2);
+    hot[4] = LO_CNT;
+    hot[5] = tb::rnd(rng, LO_CNT + 1, HI_BASE - 1);
     long same_cycle = 0;
     const long iters = args.iters(60000);
     for (long i = 0; i < iters; i++) {
@@ -148,9 +160,20 @@ int main(int argc, char **argv) {
         for (uint32_t s = 0; s < N_SRC; s++) {
             in[s].v = tb::chance(rng, p);
             uint32_t r = tb::rnd(rng, 0, 99);
-            in[s].idx = r < 60 ? hot[tb::rnd(rng, 0, 5)]
-                      : r < 97 ? tb::rnd(rng, 0, N_CNT - 1)
-                               : tb::rnd(rng, N_CNT, (1u << IDX_W) - 1);
+            if (s < 4) {
+                in[s].idx = r < 60 ? hot[tb::rnd(rng, 0, 5)]
+                          : r < 97 ? tb::rnd(rng, 0, N_CNT - 1)
+                                   : tb::rnd(rng, N_CNT, (1u << IDX_W) - 1);
+            } else {
+                // Mostly its window's hot pair or anywhere in it; 3 % outside
+                // (below or above the window).
+                uint32_t h = 2 * (s - 4);
+                bool below = win_lo(s) > 0 && (win_hi(s) == (1u << IDX_W) || tb::chance(rng, 0.5));
+                in[s].idx = r < 60 ? hot[h + tb::rnd(rng, 0, 1)]
+                          : r < 97 ? tb::rnd(rng, win_lo(s), win_hi(s) - 1)
+                          : below  ? tb::rnd(rng, 0, win_lo(s) - 1)
+                                   : tb::rnd(rng, win_hi(s), (1u << IDX_W) - 1);
+            }
             uint32_t a = tb::rnd(rng, 0, 9);
             in[s].amt = a < 5 ? 1 : a < 9 ? tb::rnd(rng, 0, 9022) : uint32_t(rng());
         }
@@ -188,18 +211,22 @@ int main(int argc, char **argv) {
         qs[rq].packets++;
         qs[rq].bytes += flen;
         size_t bucket = offsetof(spec::port_stats, rx_hist) + 8 * kite::model::rmon_bucket(len);
+        // Port counters on sources 0, 1 and 4, the RQ's (queue slot 512 + rq,
+        // as the card counts RQs) on 5 and, for the bytes, a shared source.
         Inc frame[N_SRC] = {{true, port_idx(port, offsetof(spec::port_stats, rx_packets)), 1},
                             {true, port_idx(port, offsetof(spec::port_stats, rx_bytes)), uint32_t(flen)},
+                            {},
+                            {},
                             {true, port_idx(port, bucket), 1},
-                            {true, queue_idx(rq, offsetof(spec::queue_stats, packets)), 1}};
-        Inc qb{true, queue_idx(rq, offsetof(spec::queue_stats, bytes)), uint32_t(flen)};
+                            {true, queue_idx(512 + rq, offsetof(spec::queue_stats, packets)), 1}};
+        Inc qb{true, queue_idx(512 + rq, offsetof(spec::queue_stats, bytes)), uint32_t(flen)};
         b.cycle(frame, false, 0, false);
-        Inc second[N_SRC] = {qb, {}, {}, {}};
+        Inc second[N_SRC] = {qb};
         if (f % 2) b.cycle(second, false, 0, false);
         else q.push_back(qb);
-        while (q.size() >= N_SRC) {
+        while (q.size() >= 4) {
             Inc batch[N_SRC];
-            for (auto &x : batch) { x = q.front(); q.pop_front(); }
+            for (int k = 0; k < 4; k++) { batch[k] = q.front(); q.pop_front(); }
             b.cycle(batch, false, 0, false);
         }
     }
@@ -218,27 +245,34 @@ int main(int argc, char **argv) {
     }
     for (uint32_t r = 0; r < 4; r++) {
         uint64_t w[8];
-        for (uint32_t i = 0; i < 8; i++, words++) w[i] = b.read(queue_idx(r, 8 * i));
-        chk.expect(std::memcmp(w, &qs[r], sizeof(w)) == 0, "queue %u queue_stats read back as the model counted", r);
+        for (uint32_t i = 0; i < 8; i++, words++) w[i] = b.read(queue_idx(512 + r, 8 * i));
+        chk.expect(std::memcmp(w, &qs[r], sizeof(w)) == 0, "RQ %u queue_stats read back as the model counted", r);
     }
     std::printf("[stats] RX frames: 20000 frames on %u ports and 4 queues, %ld counter words compared\n", PORTS, words);
 
     // ------------------------------------------------ saturation: every source, one counter, every cycle
+    // (source 5: one of its own, RQ 7's bytes)
     {
         uint32_t c = port_idx(1, offsetof(spec::port_stats, tx_bytes));
-        uint64_t before = b.ref[c];
+        uint32_t c5 = queue_idx(512 + 7, offsetof(spec::queue_stats, bytes));
+        uint32_t c6 = queue_idx(9, offsetof(spec::queue_stats, bytes));
+        uint64_t before = b.ref[c], before5 = b.ref[c5], before6 = b.ref[c6];
         const long N = 10000;
         long rds = 0;
         uint64_t t0 = b.clk.cycle;
         for (long i = 0; i < N; i++) {
             Inc in[N_SRC];
             for (auto &x : in) x = {true, c, 1500};
-            if (b.cycle(in, i % 3 == 0, c, false)) rds++;
+            in[5].idx = c5;
+            in[6].idx = c6;
+            if (b.cycle(in, i % 3 == 0, i % 3 ? c : i % 2 ? c5 : c6, false)) rds++;
         }
         uint64_t cyc = b.clk.cycle - t0;
         b.idle(4);
-        chk.expect(b.read(c) == before + uint64_t(N) * N_SRC * 1500, "no increment lost at 4 per cycle");
-        std::printf("[stats] throughput: %ld increments to one counter in %llu cycles (%.2f per cycle) with %ld reads "
+        chk.expect(b.read(c) == before + uint64_t(N) * (N_SRC - 2) * 1500 && b.read(c5) == before5 + uint64_t(N) * 1500 &&
+                       b.read(c6) == before6 + uint64_t(N) * 1500,
+                   "no increment lost at %u per cycle", N_SRC);
+        std::printf("[stats] throughput: %ld increments to three counters in %llu cycles (%.2f per cycle) with %ld reads "
                     "in between, none lost\n",
                     N * N_SRC, (unsigned long long)cyc, double(N * N_SRC) / double(cyc), rds);
     }
