@@ -1373,8 +1373,10 @@ module kite_card #(
   // db_dropped; kite_txp_lso super-frames): the difference to the last
   // reported value; slots 4-11 count mac_ev_i pulses, except 8 and 9
   // (rx_multicast, rx_broadcast): delivered RX frames by their destination
-  // (as its event reaches the counters). The lowest slot with something to report goes
-  // each cycle.
+  // (as its event reaches the counters). One slot reports each cycle, taken
+  // round robin over both ports' slots: a slot waits at most 24 cycles, so a
+  // flood of one kind (runts at line rate on one port) cannot hold back the
+  // others until their 16-bit pending counts wrap.
   localparam int unsigned NSLOT = 12;
   function automatic logic [4:0] slot_idx(logic [3:0] k);  // word in struct port_stats
     unique case (k)
@@ -1397,7 +1399,12 @@ module kite_card #(
     for (int p = 0; p < NPORT; p++)
       rx_cls[p] = (ev_q && e_kind == 4'd0 && e_port == PW'(p)) ? {e_bc, e_mc} : 2'b00;
   end
+  localparam int unsigned NX = NPORT * NSLOT;
+  localparam int unsigned XW = $clog2(NX);
   logic [31:0] x_cur [NPORT][4];
+  logic        x_has [NX];
+  logic [31:0] x_amt_all [NX];
+  logic [XW-1:0] x_ptr_q, x_sel;
   logic [31:0] x_rep_q [NPORT][4];
   logic [15:0] x_pend_q [NPORT][8];
   logic        x_valid;
@@ -1411,20 +1418,28 @@ module kite_card #(
       x_cur[p][2] = db_dropped[p*64 +: 32];
       x_cur[p][3] = lso_cnt_p[p*32 +: 32];
     end
-    x_valid = 1'b0;
-    x_port  = '0;
-    x_slot  = '0;
-    x_amt   = '0;
-    for (int p = NPORT - 1; p >= 0; p--) begin
-      for (int k = NSLOT - 1; k >= 0; k--) begin
-        if (k < 4 ? x_cur[p][k] != x_rep_q[p][k] : x_pend_q[p][k-4] != 16'd0) begin
-          x_valid = 1'b1;
-          x_port  = PW'(p);
-          x_slot  = 4'(k);
-          x_amt   = k < 4 ? x_cur[p][k] - x_rep_q[p][k] : 32'(x_pend_q[p][k-4]);
-        end
+    for (int p = 0; p < NPORT; p++) begin
+      for (int k = 0; k < NSLOT; k++) begin
+        x_has[p*NSLOT + k] = k < 4 ? x_cur[p][k] != x_rep_q[p][k] : x_pend_q[p][k-4] != 16'd0;
+        x_amt_all[p*NSLOT + k] = k < 4 ? x_cur[p][k] - x_rep_q[p][k] : 32'(x_pend_q[p][k-4]);
       end
     end
+    // The first slot with something to report at or after x_ptr_q.
+    x_valid = 1'b0;
+    x_sel   = '0;
+    for (int i = NX - 1; i >= 0; i--) begin
+      if (x_has[(32'(x_ptr_q) + 32'(i)) % NX]) begin
+        x_valid = 1'b1;
+        x_sel   = XW'((32'(x_ptr_q) + 32'(i)) % NX);
+      end
+    end
+    x_port = PW'(32'(x_sel) / NSLOT);
+    x_slot = 4'(32'(x_sel) % NSLOT);
+    x_amt  = x_amt_all[x_sel];
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) x_ptr_q <= '0;
+    else if (x_valid) x_ptr_q <= XW'((32'(x_sel) + 1) % NX);
   end
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
