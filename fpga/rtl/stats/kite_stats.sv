@@ -90,19 +90,18 @@ module kite_stats #(
                                    WIN == 2'd3 ? HI_BASE - LO_CNT : N_CNT;
     localparam int unsigned AW   = $clog2(SIZE);
 
-    // Whether a counter index lies in this bank's window (below BASE wraps).
-    function automatic logic in_win(logic [IDX_W-1:0] i);
-      return 32'(i) - 32'(BASE) < 32'(SIZE);
-    endfunction
-
+    // Indices relative to the window (one below BASE wraps to a large value).
     logic [IDX_W-1:0] idx;
+    logic [31:0]      idx_rel, rd_rel;
     logic [AW-1:0]    a;
     logic [INC_W-1:0] amt;
     logic             ok;
-    assign idx = inc_idx_i[s*IDX_W +: IDX_W];
-    assign a   = AW'(idx - IDX_W'(BASE));
-    assign amt = inc_amt_i[s*INC_W +: INC_W];
-    assign ok  = in_win(idx);
+    assign idx     = inc_idx_i[s*IDX_W +: IDX_W];
+    assign idx_rel = 32'(idx) - 32'(BASE);
+    assign rd_rel  = 32'(rd_idx_i) - 32'(BASE);
+    assign a       = AW'(idx_rel);
+    assign amt     = inc_amt_i[s*INC_W +: INC_W];
+    assign ok      = idx_rel < 32'(SIZE);
     assign inc_bad[s] = !init_q && inc_valid_i[s] && !ok;
 
     logic [63:0]      rmw_q [SIZE];   // read-modify-write copy
@@ -151,7 +150,7 @@ module kite_stats #(
 
     logic [AW-1:0] ra;
     logic          r1_in_q;
-    assign ra = AW'(rd_idx_i - IDX_W'(BASE));
+    assign ra = AW'(rd_rel);
     always_ff @(posedge clk_i) begin
       rmw_rd_q <= rmw_q[a];
       if (we) rmw_q[wa] <= wdata;
@@ -162,7 +161,7 @@ module kite_stats #(
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) r1_in_q <= 1'b0;
-      else         r1_in_q <= in_win(rd_idx_i);
+      else         r1_in_q <= rd_rel < 32'(SIZE);
     end
 
     assign bank_val[s*64 +: 64] = !r1_in_q ? 64'd0
