@@ -1155,7 +1155,7 @@ Firmware::res Firmware::query_stats(uint16_t fn, const uint8_t *in) {
         WQ_LOOKUP(a.id);
         if (a.len < sizeof(queue_stats))
             FAIL(BAD_SIZE, STATS_LEN);
-        (void)tbl;
+        (void)tbl;  // the counters are not in the context
         queue_stats qs;
         hal_.queue_stats(rq, a.id, qs, false);
         if (!write_result(fn, a.addr, &qs, sizeof(qs)))

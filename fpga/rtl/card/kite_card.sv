@@ -1197,9 +1197,9 @@ module kite_card #(
       inc_amt[(SQ0 + k)*32 +: 32] = q_amt[k];
     end
     for (int p = 0; p < NPORT; p++) begin
-      inc_valid[NRX + 2*p]             = fcs_frame[p];
-      inc_idx[(NRX + 2*p)*IW +: IW]    = IW'(32 * p + 2);   // tx_packets
-      inc_amt[(NRX + 2*p)*32 +: 32]    = 32'd1;
+      inc_valid[NRX + 2*p]              = fcs_frame[p];
+      inc_idx[(NRX + 2*p)*IW +: IW]     = IW'(32 * p + 2);   // tx_packets
+      inc_amt[(NRX + 2*p)*32 +: 32]     = 32'd1;
       inc_valid[NRX + 1 + 2*p]          = fcs_frame[p];
       inc_idx[(NRX + 1 + 2*p)*IW +: IW] = IW'(32 * p + 3);   // tx_bytes
       inc_amt[(NRX + 1 + 2*p)*32 +: 32] = 32'(fcs_len[p*16 +: 16]);
@@ -1326,24 +1326,24 @@ module kite_card #(
     sqe_sqn  = qc_qn;
     if (qc_valid && qc_ready) begin
       sqe_err  = !qc_rq && qc_opcode == 8'(kite_pkg::CQE_OPCODE_ERROR) &&
-                qc_status != 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR);
+                 qc_status != 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR);
       sqe_drop = qc_syndrome != TXE_DMA;
     end else if (g_cqe_valid[g_cqe_sel] && g_cqe_ready[g_cqe_sel]) begin
       sqe_err  = g_sel_cqe[151:144] == 8'(kite_pkg::CQE_OPCODE_ERROR) &&
-                g_sel_cqe[159:152] != 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR);
+                 g_sel_cqe[159:152] != 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR);
       sqe_drop = g_sel_cqe[223:192] != TXE_DMA;
       sqe_sqn  = QW'(g_sel_cqe[95:64]);
     end
   end
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      sqe_err_q   <= 1'b0;
+      sqe_err_q  <= 1'b0;
       sqe_drop_q <= 1'b0;
-      sqe_sqn_q   <= '0;
+      sqe_sqn_q  <= '0;
     end else begin
-      sqe_err_q   <= sqe_err;
+      sqe_err_q  <= sqe_err;
       sqe_drop_q <= sqe_err && sqe_drop;
-      sqe_sqn_q   <= sqe_sqn;
+      sqe_sqn_q  <= sqe_sqn;
     end
   end
 
@@ -1401,9 +1401,9 @@ module kite_card #(
   end
   localparam int unsigned NX = NPORT * NSLOT;
   localparam int unsigned XW = $clog2(NX);
-  logic [31:0] x_cur [NPORT][4];
-  logic        x_has [NX];
-  logic [31:0] x_amt_all [NX];
+  logic [31:0]   x_cur [NPORT][4];
+  logic [NX-1:0] x_has, x_at;     // slots with something to report; of them at or after x_ptr_q
+  logic [31:0]   x_amt_all [NX];
   logic [XW-1:0] x_ptr_q, x_sel;
   logic [31:0] x_rep_q [NPORT][4];
   logic [15:0] x_pend_q [NPORT][8];
@@ -1424,22 +1424,26 @@ module kite_card #(
         x_amt_all[p*NSLOT + k] = k < 4 ? x_cur[p][k] - x_rep_q[p][k] : 32'(x_pend_q[p][k-4]);
       end
     end
-    // The first slot with something to report at or after x_ptr_q.
-    x_valid = 1'b0;
+    // The first slot with something to report at or after x_ptr_q, else
+    // the first one.
+    x_at    = x_has & ~((NX'(1) << x_ptr_q) - NX'(1));
+    x_valid = |x_has;
     x_sel   = '0;
-    for (int i = NX - 1; i >= 0; i--) begin
-      if (x_has[(32'(x_ptr_q) + 32'(i)) % NX]) begin
-        x_valid = 1'b1;
-        x_sel   = XW'((32'(x_ptr_q) + 32'(i)) % NX);
-      end
-    end
-    x_port = PW'(32'(x_sel) / NSLOT);
-    x_slot = 4'(32'(x_sel) % NSLOT);
+    for (int j = NX - 1; j >= 0; j--) if (x_has[j]) x_sel = XW'(j);
+    for (int j = NX - 1; j >= 0; j--) if (x_at[j]) x_sel = XW'(j);
+    x_port = '0;
+    x_slot = '0;
+    for (int p = 0; p < NPORT; p++)
+      for (int k = 0; k < NSLOT; k++)
+        if (x_sel == XW'(p*NSLOT + k)) begin
+          x_port = PW'(p);
+          x_slot = 4'(k);
+        end
     x_amt  = x_amt_all[x_sel];
   end
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) x_ptr_q <= '0;
-    else if (x_valid) x_ptr_q <= XW'((32'(x_sel) + 1) % NX);
+    else if (x_valid) x_ptr_q <= x_sel == XW'(NX - 1) ? '0 : x_sel + 1'b1;
   end
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
