@@ -265,7 +265,7 @@ module kite_card #(
     mq_mem[mq_wr_q[2:0]] <= {mmio_req_write, mmio_req_func, mmio_req_bar, mmio_req_addr, mmio_req_wdata, mmio_req_be};
 
   // BAR0 sequencer: up to two dword accesses per request; STATS reads first
-  // read the counter from kite_stats (3-cycle read) and hold it for kite_regs.
+  // read the counter from kite_stats (4-cycle read) and hold it for kite_regs.
   typedef enum logic [2:0] {M_IDLE, M_STAT, M_STATW, M_ACC, M_WAIT, M_RSP, M_DB} mstate_e;
   mstate_e      ms_q;
   logic         m_hi_q;          // current dword is the upper one

@@ -15,8 +15,9 @@
 // copy (same writes) that serves reads.
 //
 // Timing: an increment presented in cycle t is included by a read accepted in
-// cycle t+1 or later; the read data arrives 3 cycles after the request; a
-// read is accepted every 3rd cycle at most (rd_ready_o). Increments presented in the cycle of a clearing
+// cycle t+1 or later; the read data arrives 4 cycles after the request (the
+// banks are summed in two stages: groups of four, then the groups); a read
+// is accepted every 4th cycle at most (rd_ready_o). Increments presented in the cycle of a clearing
 // read count towards the new value. After reset the RAMs are zeroed for N_CNT
 // cycles (busy_o); increments then are ignored.
 //
@@ -70,12 +71,12 @@ module kite_stats #(
 
   // ---------------------------------------------------------------- read request
   logic             rd_acc, rd_ok;
-  logic [1:0]       rd_pipe_q;   // stage valid bits
-  logic             rd_ok1_q, rd_ok2_q, rd_clr1_q, rd_clr2_q;
-  logic [IDX_W-1:0] rd_idx1_q, rd_idx2_q;
+  logic [2:0]       rd_pipe_q;   // stage valid bits
+  logic             rd_ok1_q, rd_ok2_q, rd_ok3_q, rd_clr1_q, rd_clr2_q, rd_clr3_q;
+  logic [IDX_W-1:0] rd_idx1_q, rd_idx2_q, rd_idx3_q;
 
   // The next read may start once the clear's snapshot write is done.
-  assign rd_ready_o = !init_q && rd_pipe_q[1:0] == 2'd0;
+  assign rd_ready_o = !init_q && rd_pipe_q == 3'd0;
   assign rd_acc     = rd_valid_i && rd_ready_o;
   assign rd_ok      = rd_idx_i < IDX_W'(N_CNT);
 
@@ -170,18 +171,23 @@ module kite_stats #(
 
   // ---------------------------------------------------------------- snapshot and read pipeline
   logic [63:0] snap_q [N_CNT];
-  logic [63:0] snap_rd_q, sum, sum_q, snap2_q;
+  localparam int unsigned NG = (N_SRC + 3) / 4;   // groups of four banks
+  logic [63:0] snap_rd_q, sum, sum_q, snap2_q, snap3_q;
+  logic [63:0] psum [NG];
+  logic [63:0] psum_q [NG];
   logic        snap_we;
   logic [IDX_W-1:0] snap_widx;
   logic [63:0] snap_wdata;
 
   always_comb begin
+    for (int g = 0; g < NG; g++) psum[g] = '0;
+    for (int s = 0; s < N_SRC; s++) psum[s >> 2] = psum[s >> 2] + bank_val[s*64 +: 64];
     sum = '0;
-    for (int s = 0; s < N_SRC; s++) sum = sum + bank_val[s*64 +: 64];
+    for (int g = 0; g < NG; g++) sum = sum + psum_q[g];
   end
 
-  assign snap_we    = init_q || (rd_pipe_q[1] && rd_ok2_q && rd_clr2_q);
-  assign snap_widx  = init_q ? init_idx_q : rd_idx2_q;
+  assign snap_we    = init_q || (rd_pipe_q[2] && rd_ok3_q && rd_clr3_q);
+  assign snap_widx  = init_q ? init_idx_q : rd_idx3_q;
   assign snap_wdata = init_q ? 64'd0 : sum_q;
 
   always_ff @(posedge clk_i) begin
@@ -194,32 +200,43 @@ module kite_stats #(
       rd_pipe_q <= '0;
       rd_ok1_q  <= 1'b0;
       rd_ok2_q  <= 1'b0;
+      rd_ok3_q  <= 1'b0;
       rd_clr1_q <= 1'b0;
       rd_clr2_q <= 1'b0;
+      rd_clr3_q <= 1'b0;
       rd_idx1_q <= '0;
       rd_idx2_q <= '0;
+      rd_idx3_q <= '0;
+      for (int g = 0; g < NG; g++) psum_q[g] <= '0;
       sum_q     <= '0;
       snap2_q   <= '0;
+      snap3_q   <= '0;
       rd_valid_o <= 1'b0;
       rd_data_o  <= '0;
       rd_err_o   <= 1'b0;
     end else begin
-      rd_pipe_q <= {rd_pipe_q[0], rd_acc};
+      rd_pipe_q <= {rd_pipe_q[1:0], rd_acc};
       if (rd_acc) begin
         rd_ok1_q  <= rd_ok;
         rd_clr1_q <= rd_clear_i;
         rd_idx1_q <= rd_idx_i;
       end
-      // stage 1: bank sum and snapshot
+      // stage 1: the banks summed in groups of four; the snapshot
       rd_ok2_q  <= rd_ok1_q;
       rd_clr2_q <= rd_clr1_q;
       rd_idx2_q <= rd_idx1_q;
-      sum_q     <= sum;
+      for (int g = 0; g < NG; g++) psum_q[g] <= psum[g];
       snap2_q   <= snap_rd_q;
-      // stage 2: value since the last clear
-      rd_valid_o <= rd_pipe_q[1];
-      rd_data_o  <= rd_ok2_q ? sum_q - snap2_q : 64'd0;
-      rd_err_o   <= !rd_ok2_q;
+      // stage 2: the groups summed
+      rd_ok3_q  <= rd_ok2_q;
+      rd_clr3_q <= rd_clr2_q;
+      rd_idx3_q <= rd_idx2_q;
+      sum_q     <= sum;
+      snap3_q   <= snap2_q;
+      // stage 3: value since the last clear
+      rd_valid_o <= rd_pipe_q[2];
+      rd_data_o  <= rd_ok3_q ? sum_q - snap3_q : 64'd0;
+      rd_err_o   <= !rd_ok3_q;
     end
   end
 

@@ -278,7 +278,7 @@ int main(int argc, char **argv) {
     }
     b.read(0);
     std::printf("[stats] latency: read request -> data %llu cycles\n", (unsigned long long)b.last_latency);
-    chk.expect(b.last_latency == 3, "read latency");
+    chk.expect(b.last_latency == 4, "read latency");
     std::printf("[stats] %ld reads compared\n", b.reads);
     return chk.finish();
 }
