@@ -682,7 +682,7 @@ Firmware::res Firmware::create_wq(uint16_t fn, bool rq, const uint8_t *in, uint8
         FAIL(BAD_OBJECT, WQ_UNKNOWN);                                      \
     if (pool[id].fn != fn)                                                 \
         FAIL(WRONG_OWNER, WQ_OWNER);                                       \
-    ctx::table tbl = rq ? ctx::table::RQ : ctx::table::SQ;
+    [[maybe_unused]] ctx::table tbl = rq ? ctx::table::RQ : ctx::table::SQ;
 
 Firmware::res Firmware::modify_wq(uint16_t fn, bool rq, const uint8_t *in) {
     auto a = load<modify_wq_in>(in);
@@ -1155,7 +1155,6 @@ Firmware::res Firmware::query_stats(uint16_t fn, const uint8_t *in) {
         WQ_LOOKUP(a.id);
         if (a.len < sizeof(queue_stats))
             FAIL(BAD_SIZE, STATS_LEN);
-        (void)tbl;  // the counters are not in the context
         queue_stats qs;
         hal_.queue_stats(rq, a.id, qs, false);
         if (!write_result(fn, a.addr, &qs, sizeof(qs)))
