@@ -125,6 +125,12 @@ def one_pair(args, tap, payload, tag, card_a, stats_file=None):
             """256 KiB of random bytes src -> dst over TCP, byte-exact; optional capture on dst."""
             for vm in (a, b):
                 vm.run("ip link set kite0 mtu 1500", timeout=60)
+            # Keep the flow on one TX queue: with the RTL card's RTT (~150 ms)
+            # a spurious RTO re-hashes a socket onto another queue, and frames
+            # of two queues may pass each other on the wire, which the
+            # capture check would read as a hole. What is checked here is the
+            # segmentation, not the order between queues.
+            src.run("sysctl -qw net.core.txrehash=0 || true", timeout=30)
             dst.run("ethtool -K kite0 gro off; rm -f /tmp/x.rx /tmp/x.pcap /tmp/x.err /tmp/x.done", timeout=30)
             cap = f"tcpdump -i kite0 -s 0 -B 65536 -U -Z root -w /tmp/x.pcap tcp port {port} 2>/tmp/x.err & T=$!; " \
                 if capture else "T=; "
