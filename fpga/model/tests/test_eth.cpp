@@ -183,6 +183,54 @@ TEST_F(Eth, MalformedWqeErrorsAndQueueKeepsRunning) {
     EXPECT_EQ(h.stats().tx_bad_desc, 1u);
 }
 
+TEST_F(Eth, TsoHeadersRefusedAfterGatherError) {
+    // The descriptor passes (mss, hdr_len within the first entry) but
+    // tx_lso refuses the headers (UDP without USO: nothing to segment), which
+    // hardware finds only after the gather. Each completes LOC_LEN_ERR with
+    // syndrome TXE_LSO (5), signaled or not, sends nothing and counts as a
+    // bad WQE; its checksum offload is not counted. The next WQE goes out.
+    auto u = udp4_frame(PEER_MAC, 300);
+    wqe_eth e{};
+    e.flags = wqe_eth::FLAGS_LSO | wqe_eth::FLAGS_L3_CSUM | wqe_eth::FLAGS_L4_CSUM;
+    e.mss = 128;
+    e.hdr_len = 42;
+    uint16_t b1 = d.post_tx(u, e);
+    uint16_t b2 = d.post_tx(u, e, 0, 0);
+    auto f = udp4_frame(PEER_MAC, 100);
+    uint16_t good = d.post_tx(f, wqe_eth{});
+    d.ring_sq();
+    h.pump();
+    for (uint16_t idx : {b1, b2}) {
+        auto c = d.poll_cq(d.cq);
+        ASSERT_TRUE(c);
+        EXPECT_EQ(c->opcode, cqe_opcode::ERROR);
+        EXPECT_EQ(c->status, cqe_status::LOC_LEN_ERR);
+        EXPECT_EQ(c->csum_syndrome, 5u);
+        EXPECT_EQ(c->wqe_index, idx);
+    }
+    auto c3 = d.poll_cq(d.cq);
+    ASSERT_TRUE(c3);
+    EXPECT_EQ(c3->status, cqe_status::SUCCESS);
+    EXPECT_EQ(c3->wqe_index, good);
+    EXPECT_EQ(h.pop_frame(), with_fcs(f));
+    EXPECT_TRUE(h.wire[0].empty());
+    EXPECT_EQ(h.stats().tx_bad_desc, 2u);
+    EXPECT_EQ(h.stats().tx_lso, 0u);
+    query_stats_in q{};
+    q.scope = stats_scope::SQ;
+    q.id = d.sq.id;
+    q.addr = h.alloc(4096);
+    q.len = sizeof(queue_stats);
+    ASSERT_EQ(d.cmd(cmd_opcode::QUERY_STATS, q).status, cmd_status::OK);
+    auto s = h.rd<queue_stats>(q.addr);
+    EXPECT_EQ(s.packets, 1u);
+    EXPECT_EQ(s.bytes, f.size());
+    EXPECT_EQ(s.errors, 2u);
+    EXPECT_EQ(s.drops, 2u);
+    EXPECT_EQ(s.csum, 0u);
+    EXPECT_EQ(s.lso, 0u);
+}
+
 TEST_F(Eth, TxDmaErrorMovesQueueToErr) {
     auto f = udp4_frame(PEER_MAC, 100);
     d.post_tx(f, wqe_eth{});

@@ -140,8 +140,6 @@ void TxPipeline::process_wqe(uint32_t sqn) {
     unsigned port = sq.port;
     sq.ci++;
     sq.stats.bytes += total;
-    if (eth.flags & (wqe_eth::FLAGS_L3_CSUM | wqe_eth::FLAGS_L4_CSUM))
-        sq.stats.csum++;
     if (lso) {
         emit_ctx ec{this, port, &eth};
         size_t before = hw_.ports[port].stats.tx_packets;
@@ -162,6 +160,9 @@ void TxPipeline::process_wqe(uint32_t sqn) {
         emit(port, f, total, eth);
         sq.stats.packets++;
     }
+    // Counted once sent: a super-frame tx_lso rejects counts as a bad WQE.
+    if (eth.flags & (wqe_eth::FLAGS_L3_CSUM | wqe_eth::FLAGS_L4_CSUM))
+        sq.stats.csum++;
     if (signaled)
         complete(sqn, ctrl.wqe_index, cqe_opcode::ETH_TX, cqe_status::SUCCESS, uint32_t(total), 0);
 }

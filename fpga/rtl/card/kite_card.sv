@@ -509,7 +509,11 @@ module kite_card #(
   logic [NPORT*32-1:0]      lso_cnt_p;
   logic [NPORT-1:0]         g_gerr_valid, g_gerr_ready;
   logic [NPORT*QW-1:0]      g_gerr_sqn;
-  logic [NPORT-1:0]         g_st_valid;      // frames committed, for the SQ counters
+  logic [NPORT-1:0]         g_st_valid;      // frames sent, for the SQ counters
+  logic [NPORT-1:0]         g_st_room, g_lso_rej;
+  logic [15:0]              g_h_seq [NPORT];   // WQEs handed to a gather, and retired
+  logic [15:0]              g_r_seq [NPORT];
+  logic [31:0]              g_rej_cnt_q [NPORT];
   logic [NPORT*QW-1:0]      g_st_sqn;
   logic [NPORT*17-1:0]      g_st_total;
   logic [NPORT*128-1:0]     g_st_eth;
@@ -532,14 +536,20 @@ module kite_card #(
   end
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      for (int p = 0; p < NPORT; p++) g_dma_cnt_q[p] <= '0;
+      for (int p = 0; p < NPORT; p++) begin
+        g_dma_cnt_q[p] <= '0;
+        g_rej_cnt_q[p] <= '0;
+      end
     end else begin
-      for (int p = 0; p < NPORT; p++) if (g_dma_err[p]) g_dma_cnt_q[p] <= g_dma_cnt_q[p] + 1'b1;
+      for (int p = 0; p < NPORT; p++) begin
+        if (g_dma_err[p]) g_dma_cnt_q[p] <= g_dma_cnt_q[p] + 1'b1;
+        if (g_lso_rej[p]) g_rej_cnt_q[p] <= g_rej_cnt_q[p] + 1'b1;
+      end
     end
   end
 
   for (genvar p = 0; p < NPORT; p++) begin : g_tx
-    logic         l_valid, l_ready, l_last, t_valid, t_ready, t_last, t_no_fcs;
+    logic         l_valid, l_ready, l_last, t_valid, t_ready, t_last, t_no_fcs, v_valid, v_ok;
     logic [511:0] l_data, t_data;
     logic [63:0]  l_keep, t_keep;
     logic [127:0] l_eth;
@@ -556,12 +566,12 @@ module kite_card #(
       .rd_rsp_valid_i(g_rsp_valid[p]), .rd_rsp_ready_o(g_rsp_ready[p]), .rd_rsp_data_i(rd_rsp_data),
       .rd_rsp_keep_i(rd_rsp_keep), .rd_rsp_last_i(rd_rsp_last), .rd_rsp_err_i(rd_rsp_err),
       .m_valid_o(l_valid), .m_ready_i(l_ready), .m_data_o(l_data), .m_keep_o(l_keep), .m_last_o(l_last),
-      .m_eth_o(l_eth), .m_len_o(l_len), .m_first_len_o(l_first_len),
+      .m_eth_o(l_eth), .m_len_o(l_len), .m_first_len_o(l_first_len), .v_valid_i(v_valid), .v_ok_i(v_ok),
       .cqe_valid_o(g_cqe_valid[p]), .cqe_ready_i(g_cqe_ready[p]), .cqe_cqn_o(g_cqe_cqn[p*16 +: 16]),
       .cqe_data_o(g_cqe_data[p*256 +: 256]),
       .gerr_valid_o(g_gerr_valid[p]), .gerr_ready_i(g_gerr_ready[p]), .gerr_sqn_o(g_gerr_sqn[p*QW +: QW]),
-      .dma_err_o(g_dma_err[p]),
-      .st_valid_o(g_st_valid[p]), .st_sqn_o(g_st_sqn[p*QW +: QW]), .st_total_o(g_st_total[p*17 +: 17]),
+      .dma_err_o(g_dma_err[p]), .lso_rej_o(g_lso_rej[p]), .h_seq_o(g_h_seq[p]), .r_seq_o(g_r_seq[p]),
+      .st_room_i(g_st_room[p]), .st_valid_o(g_st_valid[p]), .st_sqn_o(g_st_sqn[p*QW +: QW]), .st_total_o(g_st_total[p*17 +: 17]),
       .st_eth_o(g_st_eth[p*128 +: 128])
     );
 
@@ -570,7 +580,8 @@ module kite_card #(
       .s_valid_i(l_valid), .s_ready_o(l_ready), .s_data_i(l_data), .s_keep_i(l_keep), .s_last_i(l_last),
       .s_eth_i(l_eth), .s_len_i(l_len), .s_first_len_i(l_first_len),
       .m_valid_o(t_valid), .m_ready_i(t_ready), .m_data_o(t_data), .m_keep_o(t_keep), .m_last_o(t_last),
-      .m_no_fcs_o(t_no_fcs), .lso_cnt_o(lso_cnt), .seg_cnt_o(seg_cnt), .drop_cnt_o(drop_cnt)
+      .m_no_fcs_o(t_no_fcs), .lso_cnt_o(lso_cnt), .seg_cnt_o(seg_cnt), .drop_cnt_o(drop_cnt),
+      .v_valid_o(v_valid), .v_ok_o(v_ok)
     );
 
     kite_card_fcs u_fcs (
@@ -933,6 +944,34 @@ module kite_card #(
     qc_cqe[223:192] = qc_syndrome;
   end
 
+  // The queue manager's SQ CQEs (a bad WQE, a failed WQE read, flushes) wait
+  // until every WQE already handed to a gather has retired: those of the
+  // same SQ are earlier in its ring and complete first (the model completes
+  // WQEs one after the other). The wait is for all of them, as the SQ's port
+  // is not known here; the counts are taken when the CQE is first offered.
+  logic        qc_arm_q, qc_clear, qc_go;
+  logic [15:0] qc_snap_q [NPORT];
+  logic [15:0] qc_left   [NPORT];   // of those, not retired yet (negative: all)
+  always_comb begin
+    qc_clear = 1'b1;
+    for (int p = 0; p < NPORT; p++) begin
+      qc_left[p] = (qc_arm_q ? qc_snap_q[p] : g_h_seq[p]) - g_r_seq[p];
+      if (qc_left[p] != '0 && !qc_left[p][15]) qc_clear = 1'b0;
+    end
+    qc_go = qc_valid && (qc_rq || qc_clear);
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      qc_arm_q <= 1'b0;
+      for (int p = 0; p < NPORT; p++) qc_snap_q[p] <= '0;
+    end else if (qc_valid && qc_ready) begin
+      qc_arm_q <= 1'b0;
+    end else if (qc_valid && !qc_arm_q) begin
+      qc_arm_q <= 1'b1;
+      for (int p = 0; p < NPORT; p++) qc_snap_q[p] <= g_h_seq[p];
+    end
+  end
+
   always_comb begin
     c_valid = 1'b1;
     c_op    = CMD_CQE;
@@ -960,7 +999,7 @@ module kite_card #(
       c_arm = cf_reg == 3'd3 || cf_reg == 3'd4 || cf_reg == 3'd6;
       c_sol = cf_reg == 3'd4;
       ce_take = c_ready;
-    end else if (qc_valid) begin
+    end else if (qc_go) begin
       c_qn = qc_cqn; c_data = qc_cqe;
       qc_ready = c_ready;
     end else if (x_cqe_valid) begin
@@ -1207,15 +1246,15 @@ module kite_card #(
   end
 
   // ---------------------------------------------------------- SQ counters
-  // A frame committed by a port's gather counts packets, bytes, csum and lso
-  // of its SQ, as the model's TxPipeline::process_wqe counts a sent WQE. The
-  // events wait in a queue per port (SQD entries) and go on one per cycle
-  // through a division pipeline that turns an LSO super-frame into its
-  // segment count, ceil((total - hdr_len) / mss), or 1 without payload, as
-  // kite::tx_lso cuts it. The queue manager hands on one gather entry per
-  // cycle to both gathers and a gather holds one WQE, so in any n cycles at
-  // most n + NPORT frames commit and a queue holds at most NPORT events
-  // (stq_lost_q would count an event lost to a full queue).
+  // A frame sent by a port's gather (read without error, taken by the
+  // segmenter) counts packets, bytes, csum and lso of its SQ, as the model's
+  // TxPipeline::process_wqe counts a sent WQE. The events wait in a queue
+  // per port (SQD entries) and go on one per cycle through a division
+  // pipeline that turns an LSO super-frame into its segment count,
+  // ceil((total - hdr_len) / mss), or 1 without payload, as kite::tx_lso
+  // cuts it. A gather retires a frame only while its queue has room, so no
+  // event is lost; the queue manager hands on one gather entry per cycle to
+  // both gathers, so one event per cycle keeps up.
   localparam int unsigned SQD = 4;
   localparam int unsigned SEW = QW + 17 + 2 + 16 + 16;   // sqn, total, csum, lso, hdr_len, mss
   localparam int unsigned DQ  = 18;   // quotient bits: 64 KiB + mss - 1 < 2^18
@@ -1224,7 +1263,6 @@ module kite_card #(
   logic [2:0]       stq_rd_q [NPORT];
   logic [PW-1:0]    stq_rr_q, stq_sel;
   logic             stq_any;
-  logic [31:0]      stq_lost_q;
   logic [SEW-1:0]   stq_head;
   always_comb begin
     stq_any = 1'b0;
@@ -1235,6 +1273,9 @@ module kite_card #(
         stq_sel = PW'((32'(stq_rr_q) + 32'(k)) % NPORT);
       end
     end
+  end
+  for (genvar p = 0; p < NPORT; p++) begin : g_stq_room
+    assign g_st_room[p] = stq_wr_q[p] - stq_rd_q[p] != 3'(SQD);
   end
   assign stq_head = stq_mem[32'(stq_sel) * SQD + 32'(stq_rd_q[stq_sel][1:0])];
   always_ff @(posedge clk_i) begin
@@ -1251,14 +1292,8 @@ module kite_card #(
         stq_rd_q[p] <= '0;
       end
       stq_rr_q   <= '0;
-      stq_lost_q <= '0;
     end else begin
-      for (int p = 0; p < NPORT; p++) begin
-        if (g_st_valid[p]) begin
-          if (stq_wr_q[p] - stq_rd_q[p] == 3'(SQD)) stq_lost_q <= stq_lost_q + 1'b1;
-          else stq_wr_q[p] <= stq_wr_q[p] + 1'b1;
-        end
-      end
+      for (int p = 0; p < NPORT; p++) if (g_st_valid[p]) stq_wr_q[p] <= stq_wr_q[p] + 1'b1;
       if (stq_any) begin
         stq_rd_q[stq_sel] <= stq_rd_q[stq_sel] + 1'b1;
         stq_rr_q          <= PW'((32'(stq_sel) + 1) % NPORT);
@@ -1314,7 +1349,8 @@ module kite_card #(
   end
 
   // Error CQEs of SQs as they enter kite_cq: the queue manager's (a bad WQE,
-  // or its read failed: TXE_DMA) and the gathers' (TXE_DMA); not flushes.
+  // or its read failed: TXE_DMA) and the gathers' (TXE_DMA, or TXE_LSO: a
+  // TSO header the segmenter refused); not flushes.
   localparam logic [31:0] TXE_DMA = 32'd7;
   logic          sqe_err, sqe_drop, sqe_err_q, sqe_drop_q;
   logic [QW-1:0] sqe_sqn, sqe_sqn_q;
@@ -1413,7 +1449,7 @@ module kite_card #(
   logic [31:0] x_amt;
   always_comb begin
     for (int p = 0; p < NPORT; p++) begin
-      x_cur[p][0] = tx_bad_desc[p*64 +: 32];
+      x_cur[p][0] = tx_bad_desc[p*64 +: 32] + g_rej_cnt_q[p];    // WQE checks + TSO headers
       x_cur[p][1] = tx_dma_error[p*64 +: 32] + g_dma_cnt_q[p];   // WQE fetch + gather
       x_cur[p][2] = db_dropped[p*64 +: 32];
       x_cur[p][3] = lso_cnt_p[p*32 +: 32];
@@ -1474,7 +1510,7 @@ module kite_card #(
     .bad_count_o(st_bad), .busy_o(st_busy)
   );
   logic unused_st;
-  assign unused_st = ^{st_rd_err, st_bad, st_busy, m_addr[31:20], e_qn[15:QW], stq_lost_q, dr_q[DQ], dn_q[DQ],
+  assign unused_st = ^{st_rd_err, st_bad, st_busy, m_addr[31:20], e_qn[15:QW], dr_q[DQ], dn_q[DQ],
                        dd_q[DQ], g_sel_cqe[255:224], g_sel_cqe[191:160], g_sel_cqe[143:96], g_sel_cqe[63:0]};
 
 endmodule : kite_card

@@ -1,10 +1,19 @@
 // TX gather of one port: reads the gather entries of each checked ETH_TX
 // descriptor (kite_qm_fetch d_*, one entry per transfer) over the DMA read
 // interface and packs them into one frame stream for kite_txp_lso, with the
-// descriptor's Ethernet segment, total length and first-entry length. A
-// signaled WQE gets its ETH_TX SUCCESS CQE (byte_cnt = total, hash_type =
-// the WQE opcode, as the model's TxPipeline::complete) once its last byte has
-// been stored.
+// descriptor's Ethernet segment, total length and first-entry length.
+//
+// Completions leave in WQE order through a retire queue (RET entries): every
+// WQE handed in leaves one entry, a committed frame, a failed read or a
+// flush. A committed frame's entry waits for the segmenter's verdict on it
+// (v_*: kite_txp_tso takes or rejects each frame, in order): taken, a
+// signaled WQE gets its ETH_TX SUCCESS CQE (byte_cnt = total, hash_type = the
+// WQE opcode, as the model's TxPipeline::complete) and the SQ counters see it
+// (st_*); rejected (a TSO header tx_lso refuses, known only once the
+// segmenter has parsed it), ERROR LOC_LEN_ERR with syndrome TXE_LSO whether
+// signaled or not and lso_rej_o (tx_bad_desc), as the model's bad(). h_seq_o
+// / r_seq_o count WQEs handed in and retired, so the card can hold the queue
+// manager's own CQEs of an SQ behind those still here.
 //
 // Responses are address-aligned (lane = address mod 64, keep marks the
 // bytes); each beat is shifted down to lane 0 and appended to a two-beat
@@ -28,14 +37,15 @@
 // before the SQ changed state) is not read or sent: ERROR WR_FLUSH_ERR with
 // wqe_index = its ring index, as the queue manager's flush.
 //
-// SQ counters: st_* reports each frame committed to the ring (its WQE read
-// without error) with its SQ, total length and Ethernet segment, in the
-// cycle its last beat is stored.
+// SQ counters: st_* reports each frame sent (its WQE read without error and
+// taken by the segmenter) with its SQ, total length and Ethernet segment, as
+// it retires; a frame retires only while st_room_i.
 module kite_card_txg #(
   parameter int unsigned NQ       = 512,
   parameter int unsigned FN_W     = 5,
   parameter int unsigned SF_BEATS = 1024,   // 64 KiB: one MAX_TSO_SIZE super-frame
-  parameter int unsigned NINFO    = 16      // committed frames waiting to leave
+  parameter int unsigned NINFO    = 16,     // committed frames waiting to leave
+  parameter int unsigned RET      = 32      // WQEs between hand-in and completion
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -76,6 +86,9 @@ module kite_card_txg #(
   output logic [31:0]           m_len_o,
   output logic [31:0]           m_first_len_o,
 
+  input  logic                  v_valid_i,     // segmenter verdict, one per frame
+  input  logic                  v_ok_i,        // 0: rejected, nothing sent
+
   output logic                  cqe_valid_o,
   input  logic                  cqe_ready_i,
   output logic [15:0]           cqe_cqn_o,
@@ -86,6 +99,10 @@ module kite_card_txg #(
   output logic [$clog2(NQ)-1:0] gerr_sqn_o,
 
   output logic                  dma_err_o,
+  output logic                  lso_rej_o,
+  output logic [15:0]           h_seq_o,
+  output logic [15:0]           r_seq_o,
+  input  logic                  st_room_i,
   output logic                  st_valid_o,
   output logic [$clog2(NQ)-1:0] st_sqn_o,
   output logic [16:0]           st_total_o,
@@ -93,9 +110,11 @@ module kite_card_txg #(
 );
   localparam int unsigned AW = $clog2(SF_BEATS);
   localparam int unsigned IW = $clog2(NINFO);
-  localparam logic [31:0] TXE_DMA = 32'd7;   // the model's vendor syndrome (txp.cpp)
+  localparam int unsigned RW = $clog2(RET);
+  localparam logic [31:0] TXE_LSO = 32'd5;   // the model's vendor syndromes (txp.cpp)
+  localparam logic [31:0] TXE_DMA = 32'd7;
 
-  typedef enum logic [2:0] {S_REQ, S_RSP, S_FLUSH, S_END, S_CQE, S_GERR} state_e;
+  typedef enum logic [2:0] {S_REQ, S_RSP, S_FLUSH, S_END, S_PUSH, S_GERR} state_e;
   state_e state_q;
 
   logic                  first_q, last_entry_q, err_q, fl_q, sig_q;
@@ -110,9 +129,12 @@ module kite_card_txg #(
   logic [511:0]          o_data_q;
   logic [6:0]            o_cnt_q;
 
-  // Lanes of the response beat: the first set keep bit and how many.
+  // Lanes of the response beat: the first set keep bit and how many. Lanes
+  // without keep are zeroed: they hold whatever the read buffer held (the
+  // rest of a dword, an earlier completion), and the packing ORs them in.
   logic [5:0]    lo;
   logic [6:0]    n;
+  logic [511:0]  rsp_d;
   logic [1023:0] acc_new;
   logic [7:0]    cnt_new;
   always_comb begin
@@ -120,7 +142,8 @@ module kite_card_txg #(
     n  = '0;
     for (int i = 63; i >= 0; i--) if (rd_rsp_keep_i[i]) lo = 6'(i);
     for (int i = 0; i < 64; i++) n = n + 7'(rd_rsp_keep_i[i]);
-    acc_new = acc_q | ({512'd0, rd_rsp_data_i >> {lo, 3'b000}} << {cnt_q, 3'b000});
+    for (int i = 0; i < 64; i++) rsp_d[8*i +: 8] = rd_rsp_keep_i[i] ? rd_rsp_data_i[8*i +: 8] : 8'd0;
+    acc_new = acc_q | ({512'd0, rsp_d >> {lo, 3'b000}} << {cnt_q, 3'b000});
     cnt_new = 8'(cnt_q) + 8'(n);
   end
 
@@ -128,9 +151,9 @@ module kite_card_txg #(
   logic [519:0]  sf_mem [SF_BEATS];
   logic [AW:0]   wr_q, cm_q, rd_q;
   logic [IW:0]   iw_q, ir_q;
-  logic          sf_room, info_full, sf_we;
+  logic          sf_room, info_full, sf_we, ret_full, ret_empty;
   assign info_full = (iw_q - ir_q) == (IW+1)'(NINFO);
-  assign sf_room   = (wr_q - rd_q) != (AW+1)'(SF_BEATS) && !(o_cm_q && info_full);
+  assign sf_room   = (wr_q - rd_q) != (AW+1)'(SF_BEATS) && !(o_cm_q && (info_full || ret_full));
   assign sf_we     = o_valid_q && sf_room;
   always_ff @(posedge clk_i) if (sf_we) sf_mem[wr_q[AW-1:0]] <= {o_last_q, o_cnt_q, o_data_q};
 
@@ -156,41 +179,113 @@ module kite_card_txg #(
   assign rd_addr_o  = d_sge_addr_i;
   assign rd_len_o   = d_sge_len_i[15:0];
 
+  // ---------------------------------------------------------------- retire queue
+  // Entry kinds: a committed frame (waits for its verdict), a failed read
+  // (then the SQ goes to ERR), a flushed WQE.
+  localparam logic [1:0] K_FRAME = 2'd0, K_ERR = 2'd1, K_FLUSH = 2'd2;
+  localparam int unsigned REW = 2 + 1 + $clog2(NQ) + 16 + 16 + 17 + 128;
+  logic [REW-1:0] ret_mem [RET];
+  logic [RW:0]    rw_q, rr_q, vw_q, vr_q;
+  logic [RET-1:0] v_mem_q;
+  logic           push_frame, push_end, r_pop, gerr_q;
+  logic [$clog2(NQ)-1:0] gsqn_q;
+  logic [1:0]     p_kind;
+  assign ret_full   = (rw_q - rr_q) == (RW+1)'(RET);
+  assign ret_empty  = rw_q == rr_q;
+  assign push_frame = sf_we && o_cm_q;
+  assign push_end   = state_q == S_PUSH && !ret_full;
+  assign p_kind     = fl_q ? K_FLUSH : (err_q ? K_ERR : K_FRAME);
+  always_ff @(posedge clk_i)
+    if (push_frame || push_end)
+      ret_mem[rw_q[RW-1:0]] <= {push_frame ? K_FRAME : p_kind, sig_q, sqn_q, cqn_q, fl_q ? ci_q : idx_q,
+                                total_q, eth_q};
+
+  logic [1:0]            h_kind;
+  logic                  h_sig, h_ok, h_v, h_go;
+  logic [$clog2(NQ)-1:0] h_sqn;
+  logic [15:0]           h_cqn, h_idx;
+  logic [16:0]           h_total;
+  logic [127:0]          h_eth;
+  assign {h_kind, h_sig, h_sqn, h_cqn, h_idx, h_total, h_eth} = ret_mem[rr_q[RW-1:0]];
+  assign h_v  = vw_q != vr_q;
+  assign h_ok = v_mem_q[vr_q[RW-1:0]];
+  // A taken frame retires with its SQ counter event: it waits for room.
+  assign h_go = !ret_empty && !gerr_q && (h_kind != K_FRAME || h_v && (!h_ok || st_room_i));
+
   // kite_pkg::cqe_t as bytes (see kite_rx_dma).
   logic [255:0] cqe;
   always_comb begin
     cqe = '0;
-    cqe[95:64] = 32'(sqn_q);
-    if (fl_q) begin
-      cqe[143:128] = ci_q;
+    cqe[95:64]   = 32'(h_sqn);
+    cqe[143:128] = h_idx;
+    if (h_kind == K_FLUSH) begin
       cqe[151:144] = 8'(kite_pkg::CQE_OPCODE_ERROR);
       cqe[159:152] = 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR);
     end else begin
-      cqe[143:128] = idx_q;
       cqe[175:168] = 8'(kite_pkg::WQE_OPCODE_ETH_TX);
-      if (err_q) begin
+      if (h_kind == K_ERR) begin
         cqe[151:144] = 8'(kite_pkg::CQE_OPCODE_ERROR);
         cqe[159:152] = 8'(kite_pkg::CQE_STATUS_LOC_PROT_ERR);
         cqe[223:192] = TXE_DMA;
+      end else if (!h_ok) begin
+        cqe[151:144] = 8'(kite_pkg::CQE_OPCODE_ERROR);
+        cqe[159:152] = 8'(kite_pkg::CQE_STATUS_LOC_LEN_ERR);
+        cqe[223:192] = TXE_LSO;
       end else begin
-        cqe[31:0]    = 32'(total_q);
+        cqe[31:0]    = 32'(h_total);
         cqe[151:144] = 8'(kite_pkg::CQE_OPCODE_ETH_TX);
         cqe[159:152] = 8'(kite_pkg::CQE_STATUS_SUCCESS);
       end
     end
   end
-  assign cqe_valid_o  = state_q == S_CQE;
-  assign cqe_cqn_o    = cqn_q;
+  // Every entry completes but a taken frame of an unsignaled WQE.
+  logic h_cqe;
+  assign h_cqe        = h_kind != K_FRAME || !h_ok || h_sig;
+  assign cqe_valid_o  = h_go && h_cqe;
+  assign cqe_cqn_o    = h_cqn;
   assign cqe_data_o   = cqe;
-  assign gerr_valid_o = state_q == S_GERR;
-  assign gerr_sqn_o   = sqn_q;
+  assign r_pop        = h_go && (!h_cqe || cqe_ready_i);
+  assign gerr_valid_o = gerr_q;
+  assign gerr_sqn_o   = gsqn_q;
   assign dma_err_o    = state_q == S_END && err_q && !fl_q && !o_valid_q;
-  // The committing beat is written before the next WQE may start (wait_cm),
-  // so the registers still hold its WQE.
-  assign st_valid_o   = sf_we && o_cm_q;
-  assign st_sqn_o     = sqn_q;
-  assign st_total_o   = total_q;
-  assign st_eth_o     = eth_q;
+  assign lso_rej_o    = r_pop && h_kind == K_FRAME && !h_ok;
+  assign st_valid_o   = r_pop && h_kind == K_FRAME && h_ok;
+  assign st_sqn_o     = h_sqn;
+  assign st_total_o   = h_total;
+  assign st_eth_o     = h_eth;
+  assign r_seq_o      = 16'(rr_q);
+
+  logic [15:0] h_seq_q;
+  assign h_seq_o = h_seq_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rw_q    <= '0;
+      rr_q    <= '0;
+      vw_q    <= '0;
+      vr_q    <= '0;
+      v_mem_q <= '0;
+      gerr_q  <= 1'b0;
+      gsqn_q  <= '0;
+      h_seq_q <= '0;
+    end else begin
+      if (d_valid_i && d_ready_o && d_last_i) h_seq_q <= h_seq_q + 16'd1;
+      if (push_frame || push_end) rw_q <= rw_q + 1'b1;
+      // At most RET frames wait in the queue, so verdicts never overflow.
+      if (v_valid_i) begin
+        v_mem_q[vw_q[RW-1:0]] <= v_ok_i;
+        vw_q <= vw_q + 1'b1;
+      end
+      if (r_pop) begin
+        rr_q <= rr_q + 1'b1;
+        if (h_kind == K_FRAME) vr_q <= vr_q + 1'b1;
+        if (h_kind == K_ERR) begin
+          gerr_q <= 1'b1;
+          gsqn_q <= h_sqn;
+        end
+      end
+      if (gerr_q && gerr_ready_i) gerr_q <= 1'b0;
+    end
+  end
 
   function automatic logic [6:0] cnt_of(input logic [7:0] c);
     cnt_of = c >= 8'd64 ? 7'd64 : c[6:0];
@@ -269,7 +364,7 @@ module kite_card_txg #(
             if (!last_entry_q) state_q <= S_REQ;
             else if (rsp_err_end) state_q <= S_END;
             else if (cnt_new > 8'd64) state_q <= S_FLUSH;
-            else state_q <= sig_q ? S_CQE : S_REQ;
+            else state_q <= S_REQ;
           end
         end
         S_FLUSH: if (o_free) begin
@@ -280,7 +375,7 @@ module kite_card_txg #(
           o_cm_q    <= 1'b1;
           acc_q     <= '0;
           cnt_q     <= '0;
-          state_q   <= sig_q ? S_CQE : S_REQ;
+          state_q   <= S_REQ;
         end
         // A failed or flushed WQE: once its last beat is stored, the failed
         // frame's beats are given back.
@@ -288,10 +383,13 @@ module kite_card_txg #(
           if (!fl_q) wr_q <= cm_q;
           acc_q   <= '0;
           cnt_q   <= '0;
-          state_q <= S_CQE;
+          state_q <= S_PUSH;
         end
-        S_CQE: if (cqe_ready_i) state_q <= err_q && !fl_q ? S_GERR : S_REQ;
-        S_GERR: if (gerr_ready_i) state_q <= S_REQ;
+        // The entry joins the retire queue; after a failed read the next
+        // WQE waits until the SQ is in ERR (what the queue manager hands on
+        // then is flushed).
+        S_PUSH: if (!ret_full) state_q <= err_q && !fl_q ? S_GERR : S_REQ;
+        S_GERR: if (ret_empty && !gerr_q) state_q <= S_REQ;
         default: state_q <= S_REQ;
       endcase
     end

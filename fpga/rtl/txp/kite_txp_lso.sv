@@ -31,7 +31,9 @@ module kite_txp_lso #(
 
   output logic [31:0]         lso_cnt_o,
   output logic [31:0]         seg_cnt_o,
-  output logic [31:0]         drop_cnt_o
+  output logic [31:0]         drop_cnt_o,
+  output logic                v_valid_o,     // kite_txp_tso's verdict per input frame
+  output logic                v_ok_o
 );
 
   logic                t_valid, t_ready, t_last, t_ready_x;
@@ -44,7 +46,7 @@ module kite_txp_lso #(
     .s_valid_i, .s_ready_o, .s_data_i, .s_keep_i, .s_last_i, .s_eth_i, .s_len_i, .s_first_len_i,
     .m_valid_o (t_valid), .m_ready_i (t_ready_x), .m_data_o (t_data), .m_keep_o (t_keep),
     .m_last_o  (t_last),  .m_eth_o   (t_eth),
-    .lso_cnt_o, .seg_cnt_o, .drop_cnt_o
+    .lso_cnt_o, .seg_cnt_o, .drop_cnt_o, .v_valid_o, .v_ok_o
   );
 
   // NO_FCS per frame; more entries than kite_txp holds frames (MAX_FRAMES).

@@ -57,7 +57,11 @@ module kite_txp_tso #(
 
   output logic [31:0]         lso_cnt_o,     // super-frames segmented
   output logic [31:0]         seg_cnt_o,     // segments sent
-  output logic [31:0]         drop_cnt_o     // frames dropped (bad descriptor or headers)
+  output logic [31:0]         drop_cnt_o,    // frames dropped (bad descriptor or headers)
+  // One verdict per input frame, in input order, once it is known (a
+  // super-frame's after its headers are parsed): ok 0 = dropped whole.
+  output logic                v_valid_o,
+  output logic                v_ok_o
 );
 
   localparam int unsigned NB = DATA_W / 8;
@@ -334,6 +338,8 @@ module kite_txp_tso #(
       wr_ptr_q   <= '0;
       lso_cnt_o  <= '0;
       drop_cnt_o <= '0;
+      v_valid_o  <= 1'b0;
+      v_ok_o     <= 1'b0;
     end else begin
       mode_q     <= mode_d;
       b_q        <= b_d;
@@ -346,6 +352,8 @@ module kite_txp_tso #(
       if (take && bwr) wr_ptr_q <= wr_ptr_q + 1'b1;
       lso_cnt_o  <= lso_cnt_o + 32'(lso_inc);
       drop_cnt_o <= drop_cnt_o + 32'(drop_inc);
+      v_valid_o  <= drop_inc || lso_inc || (mode_q == M_IDLE && bwr);
+      v_ok_o     <= !drop_inc;
     end
   end
 

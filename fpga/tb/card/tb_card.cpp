@@ -174,6 +174,11 @@ struct Bench {
     std::vector<uint8_t> fw_rd_bytes;
     uint8_t mmio_tag = 0;
     unsigned sq_err_n = 0, sq_err_qn = 0;
+    // Reads of [slow_lo, slow_hi) are answered slow_cycles late, so later
+    // requests complete first (PCIe orders no completions of different reads).
+    uint64_t slow_lo = 0, slow_hi = 0;
+    unsigned slow_cycles = 0;
+    std::deque<std::pair<uint64_t, std::vector<Beat>>> slow_q;
 
     Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {
         m.rq_tready_i = 1;
@@ -224,6 +229,8 @@ struct Bench {
             setbits(b.data(), 64, 8, tag);
             for (unsigned i = 0; ok && i < 4 * cdw; i++) b[12 + i] = host.mem[dwa + i];
             size_t nb = (b.size() + 63) / 64;
+            const bool slow = first < slow_hi && first + len > slow_lo;
+            if (slow) slow_q.push_back({clk.cycle + slow_cycles, {}});
             for (size_t k = 0; k < nb; k++) {
                 Beat bt;
                 size_t n = std::min<size_t>(64, b.size() - 64 * k);
@@ -232,7 +239,8 @@ struct Bench {
                 bt.last = k + 1 == nb;
                 if (k == 0) bt.user[2] |= 1u;
                 if (bt.last) bt.user[2] |= (1u << 12) | (uint32_t((n + 3) / 4 - 1) << 16);
-                rc_beats.push_back(bt);
+                if (slow) slow_q.back().second.push_back(bt);
+                else rc_beats.push_back(bt);
             }
         } else if (type == 1) {
             for (unsigned j = 0; j < dw; j++) {
@@ -267,6 +275,10 @@ struct Bench {
     }
 
     void step() {
+        while (!slow_q.empty() && slow_q.front().first <= clk.cycle) {
+            for (const Beat &bt : slow_q.front().second) rc_beats.push_back(bt);
+            slow_q.pop_front();
+        }
         // Drive.
         if (!cq_beats.empty()) {
             const Beat &b = cq_beats.front();
@@ -1274,6 +1286,118 @@ int main(int argc, char **argv) {
         if (args.inject) dr++;
         chk.expect(dr == N && df == N, "MAC verdict flood: port 0 rx_runt +%llu, port 1 rx_bad_fcs +%llu, want %u each",
                    (unsigned long long)dr, (unsigned long long)df, N);
+    }
+    // 16. TSO super-frames whose headers tx_lso refuses (not IP: found by
+    //     the segmenter after the gather): each completes ERROR LOC_LEN_ERR
+    //     with syndrome TXE_LSO whether signaled or not, sends nothing and
+    //     counts as a bad WQE (tx_bad_desc, the SQ's errors and drops, not its
+    //     packets, bytes or csum); the WQE after them is sent.
+    {
+        constexpr uint64_t TXR = 0x74000;
+        std::vector<uint8_t> fr = tb::rbytes(rng, 200), fg = tb::rbytes(rng, 80);
+        fr[0] &= 0xfe;
+        fg[0] &= 0xfe;
+        fr[12] = 0x88; fr[13] = 0xb5;
+        b.both(TXR, fr.data(), fr.size());
+        b.both(TXR + 0x400, fg.data(), fg.size());
+        const uint16_t i0 = sq.pi;
+        const uint8_t lso = spec::wqe_eth::FLAGS_LSO | spec::wqe_eth::FLAGS_L3_CSUM | spec::wqe_eth::FLAGS_L4_CSUM;
+        b.tx_wqe(i0, lso, {{TXR, 200}});
+        b.tx_wqe(uint16_t(i0 + 1), lso, {{TXR, 200}});
+        b.tx_wqe(uint16_t(i0 + 2), 0, {{TXR + 0x400, 80}});
+        for (unsigned k = 0; k < 2; k++) {
+            const uint64_t w = SQB + 64 * ((i0 + k) & 15u);
+            const uint8_t mss[2] = {64, 0}, hl[2] = {54, 0}, unsig = 0;
+            b.both(w + 18, mss, 2);
+            b.both(w + 24, hl, 2);
+            if (k == 1) b.both(w + 1, &unsig, 1);
+        }
+        const spec::port_stats m0 = b.ref.hw.ports[0].stats;
+        const uint64_t bad0 = b.fw_stat(0, 14), lso0 = b.fw_stat(0, 28);
+        const size_t before = b.tx_frames[0].size(), mbefore = b.ref.frames[0].size();
+        sq.pi = uint16_t(i0 + 3);
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
+        for (int k = 0; k < 3; k++) b.ref.tx.process_wqe(1);
+        for (int i = 0; i < 5000 && b.tx_frames[0].size() < before + 1; i++) b.step();
+        b.run(500);
+        const spec::port_stats &m1 = b.ref.hw.ports[0].stats;
+        chk.expect(m1.tx_bad_desc - m0.tx_bad_desc == 2 && b.ref.frames[0].size() == mbefore + 1,
+                   "model: two bad WQEs (%llu), one frame", (unsigned long long)(m1.tx_bad_desc - m0.tx_bad_desc));
+        if (chk.expect(b.tx_frames[0].size() == before + 1, "one frame after two refused TSO headers (%zu)",
+                       b.tx_frames[0].size() - before) && b.ref.frames[0].size() == mbefore + 1)
+            chk.expect(b.tx_frames[0][before] == b.ref.frames[0][mbefore], "the frame after them as the model's");
+        if (args.inject) b.ref.host.mem[CQ1 + 32 * ((i0 + 1) % 64) + 24] ^= 1;
+        b.mem_same("after refused TSO headers (TXE_LSO CQEs)");
+        const uint64_t dbad = b.fw_stat(0, 14) - bad0, dlso = b.fw_stat(0, 28) - lso0;
+        chk.expect(dbad == m1.tx_bad_desc - m0.tx_bad_desc && dlso == m1.tx_lso - m0.tx_lso,
+                   "port 0 tx_bad_desc +%llu, tx_lso +%llu, model +%llu +%llu", (unsigned long long)dbad,
+                   (unsigned long long)dlso, (unsigned long long)(m1.tx_bad_desc - m0.tx_bad_desc),
+                   (unsigned long long)(m1.tx_lso - m0.tx_lso));
+        uint64_t mw[8];
+        std::memcpy(mw, &b.ref.hw.sq[1].stats, sizeof(mw));
+        for (unsigned w = 0; w < 6; w++) {
+            const uint64_t got = b.fw_sq_stat(1, w);
+            chk.expect(got == mw[w], "SQ 1 queue_stats word %u: %llu, model %llu", w, (unsigned long long)got,
+                       (unsigned long long)mw[w]);
+        }
+    }
+    // 17. CQEs leave in ring order when the queue manager completes a WQE
+    //     while the SQ's previous one still waits for its verdict: port 0's
+    //     MAC is stalled while eight 9,000-byte frames fill kite_txp and
+    //     the segmenter's buffer, so A (signaled, 14 + 4,000 bytes, its
+    //     second entry answered 2,000 cycles late, after later reads) waits
+    //     in the gather's ring; B has num_ds 0 (the queue manager's error
+    //     CQE); C follows. The CQ must hold A's SUCCESS, B's error and C's
+    //     SUCCESS, as the model writes them.
+    {
+        constexpr uint64_t TXA = 0x76000, TXJ = 0x78000;
+        std::vector<uint8_t> fa = tb::rbytes(rng, 4014), fc = tb::rbytes(rng, 64), fj = tb::rbytes(rng, 9000);
+        fa[0] &= 0xfe;
+        fc[0] &= 0xfe;
+        fj[0] &= 0xfe;
+        fa[12] = 0x88; fa[13] = 0xb5;
+        fj[12] = 0x88; fj[13] = 0xb5;
+        b.both(TXA, fa.data(), fa.size());
+        b.both(TXA + 0x1800, fc.data(), fc.size());
+        b.both(TXJ, fj.data(), fj.size());
+        constexpr unsigned NJ = 8;
+        const uint16_t i0 = sq.pi;
+        for (unsigned k = 0; k < NJ; k++) {
+            b.tx_wqe(uint16_t(i0 + k), 0, {{TXJ, 9000}});
+            const uint8_t unsig = 0;
+            b.both(SQB + 64 * ((i0 + k) & 15u) + 1, &unsig, 1);
+        }
+        const uint16_t ia = uint16_t(i0 + NJ);
+        b.tx_wqe(ia, 0, {{TXA, 14}, {TXA + 14, 4000}});
+        b.tx_wqe(uint16_t(ia + 1), 0, {{TXA + 0x1800, 64}});
+        b.tx_wqe(uint16_t(ia + 2), 0, {{TXA + 0x1800, 64}});
+        const uint8_t nods = 0;
+        b.both(SQB + 64 * ((ia + 1) & 15u) + 2, &nods, 1);
+        b.slow_lo = TXA + 14;
+        b.slow_hi = TXA + 4014;
+        b.slow_cycles = 2000;
+        const size_t before = b.tx_frames[0].size(), mbefore = b.ref.frames[0].size();
+        b.m.tx_tready_i = 2;
+        sq.pi = uint16_t(ia + 3);
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
+        for (unsigned k = 0; k < NJ + 3; k++) b.ref.tx.process_wqe(1);
+        b.run(6000);
+        b.m.tx_tready_i = 3;
+        for (int i = 0; i < 10000 && b.tx_frames[0].size() < before + NJ + 2; i++) b.step();
+        b.run(500);
+        b.slow_hi = 0;
+        if (chk.expect(b.tx_frames[0].size() == before + NJ + 2 && b.ref.frames[0].size() == mbefore + NJ + 2,
+                       "%u frames around a malformed WQE (%zu, model %zu)", NJ + 2, b.tx_frames[0].size() - before,
+                       b.ref.frames[0].size() - mbefore))
+            for (unsigned k = 0; k < NJ + 2; k++) {
+                const auto &x = b.tx_frames[0][before + k], &y = b.ref.frames[0][mbefore + k];
+                size_t d = 0, nd = 0;
+                for (size_t q = 0; q < std::min(x.size(), y.size()); q++)
+                    if (x[q] != y[q] && !nd++) d = q;
+                chk.expect(x == y, "frame %u as the model's (%zu vs %zu bytes, %zu differ from byte %zu)", k,
+                           x.size(), y.size(), nd, d);
+            }
+        b.mem_same("CQEs in ring order around the queue manager's error CQE");
     }
     std::printf("[card] TX frame %zu bytes on port 0, RX frame %zu bytes delivered, %llu cycles\n",
                 b.tx_frames[0].empty() ? size_t(0) : b.tx_frames[0][0].size(), rf.size(),

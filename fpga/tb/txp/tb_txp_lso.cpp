@@ -220,7 +220,8 @@ struct Bench {
     tb::Checker &chk;
     tb::Rng &rng;
     tb::FrameSink out;
-    long exp_drops = 0, exp_lso = 0, exp_segs = 0;
+    long exp_drops = 0, exp_lso = 0, exp_segs = 0, verdicts = 0;
+    std::deque<bool> exp_v;  // each frame's verdict (taken), in input order
     double p_gap = 0.0, p_ready = 1.0;
 
     Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {
@@ -231,6 +232,15 @@ struct Bench {
 
     void sample_output() {
         if (m.m_valid_o && m.m_ready_i) out.beat(chk, clk.cycle, m.m_data_o, m.m_keep_o, m.m_last_o);
+        if (m.v_valid_o) {
+            verdicts++;
+            if (chk.expect(!exp_v.empty(), "verdict with no frame waiting for one (cycle %llu)",
+                           (unsigned long long)clk.cycle)) {
+                chk.expect(bool(m.v_ok_o) == exp_v.front(), "verdict %ld: ok %d, expected %d", verdicts,
+                           int(m.v_ok_o), int(exp_v.front()));
+                exp_v.pop_front();
+            }
+        }
     }
 
     bool cycle(bool offer) {
@@ -247,6 +257,7 @@ struct Bench {
         Expect e = expect(q);
         for (auto &f : e.out) out.sb.push_back(f);
         exp_drops += e.dropped;
+        exp_v.push_back(!e.dropped);
         exp_lso += e.lso;
         if (e.lso) exp_segs += long(e.out.size());
         const Frame &f = q.f;
@@ -271,6 +282,7 @@ struct Bench {
         for (int i = 0; i < 200000 && !out.sb.empty(); i++) cycle(false);
         for (int i = 0; i < 50; i++) cycle(false);
         chk.expect(out.sb.empty(), "%zu frames never sent", out.sb.size());
+        chk.expect(exp_v.empty(), "%zu frames without a verdict", exp_v.size());
         chk.expect(long(m.drop_cnt_o) == exp_drops, "drop_cnt_o %u, expected %ld", m.drop_cnt_o, exp_drops);
         chk.expect(long(m.lso_cnt_o) == exp_lso, "lso_cnt_o %u, expected %ld", m.lso_cnt_o, exp_lso);
         chk.expect(long(m.seg_cnt_o) == exp_segs, "seg_cnt_o %u, expected %ld", m.seg_cnt_o, exp_segs);
