@@ -539,10 +539,12 @@ void kite_card::rearm() {
 }
 
 // A request TLP from the card: reads answered with one completion, writes
-// stored. Requests carry function 0 (rtl.rst: one PCI function).
+// stored, each on behalf of the descriptor's requester function (PF 0, VFs
+// 1..), as the model's DMA calls carry the queue's function.
 void kite_card::host_rq_tlp() {
     const uint8_t *d0 = rq_tlp_[0].d.data();
     uint64_t addr = bits(d0, 2, 62) << 2;
+    const kite_fn_t fn = kite_fn_t(bits(d0, 80, 8));
     unsigned dw = unsigned(bits(d0, 64, 11)), type = unsigned(bits(d0, 75, 4)), tag = unsigned(bits(d0, 96, 8));
     unsigned fbe = rq_tlp_[0].user[0] & 0xf, lbe = (rq_tlp_[0].user[0] >> 8) & 0xf;
     if (type == 0) {
@@ -551,7 +553,7 @@ void kite_card::host_rq_tlp() {
         uint64_t dwa = first & ~3ULL;
         unsigned cdw = unsigned((first + len - dwa + 3) / 4);
         std::vector<uint8_t> data(4 * size_t(cdw));
-        bool ok = ops_.dma_read(ops_.opaque, 0, first, data.data() + (first - dwa), len) == 0;
+        bool ok = ops_.dma_read(ops_.opaque, fn, first, data.data() + (first - dwa), len) == 0;
         std::vector<uint8_t> b(12 + (ok ? data.size() : 0));
         setbits(b.data(), 0, 12, first & 0xfff);
         setbits(b.data(), 16, 13, len);
@@ -579,7 +581,7 @@ void kite_card::host_rq_tlp() {
         std::vector<uint8_t> buf;
         uint64_t start = 0;
         auto flush = [&]() {
-            if (!buf.empty() && ops_.dma_write(ops_.opaque, 0, start, buf.data(), buf.size()) != 0)
+            if (!buf.empty() && ops_.dma_write(ops_.opaque, fn, start, buf.data(), buf.size()) != 0)
                 logf(1, "kite-rtl: DMA write of %zu bytes at 0x%llx failed", buf.size(),
                      (unsigned long long)start);
             buf.clear();
@@ -1136,13 +1138,14 @@ void kite_card::cmdq_set_ci(uint16_t fn, uint16_t ci) {
     cycle();
 }
 
-// The firmware's DMA goes through the card's firmware DMA port (function 0,
-// as every request of this RTL).
-bool kite_card::dma_read(uint16_t, uint64_t addr, void *buf, uint32_t len) {
+// The firmware's DMA goes through the card's firmware DMA port, on behalf of
+// the function it serves.
+bool kite_card::dma_read(uint16_t fn, uint64_t addr, void *buf, uint32_t len) {
     Vkite_card &m = *m_;
     for (uint32_t done = 0; done < len;) {
         uint32_t n = std::min<uint32_t>(len - done, 4096);
         m.fw_rd_addr_i = addr + done;
+        m.fw_rd_fn_i = uint8_t(fn);
         m.fw_rd_len_i = uint16_t(n);
         m.fw_rd_valid_i = 1;
         fw_rd_taken_ = fw_rd_last_ = fw_rd_err_ = false;
@@ -1160,13 +1163,14 @@ bool kite_card::dma_read(uint16_t, uint64_t addr, void *buf, uint32_t len) {
     return true;
 }
 
-bool kite_card::dma_write(uint16_t, uint64_t addr, const void *buf, uint32_t len) {
+bool kite_card::dma_write(uint16_t fn, uint64_t addr, const void *buf, uint32_t len) {
     Vkite_card &m = *m_;
     const uint8_t *src = static_cast<const uint8_t *>(buf);
     for (uint32_t done = 0; done < len;) {
         uint32_t n = std::min<uint32_t>(len - done, 4096);
         uint64_t a = addr + done;
         m.fw_wr_addr_i = a;
+        m.fw_wr_fn_i = uint8_t(fn);
         m.fw_wr_len_i = uint16_t(n);
         m.fw_wr_valid_i = 1;
         fw_wr_taken_ = fw_wr_done_ = fw_wr_err_ = false;

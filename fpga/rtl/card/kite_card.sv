@@ -148,9 +148,11 @@ module kite_card #(
   // Firmware DMA (the soft CPU's engine, lowest priority): reads answer in
   // address lanes with keep, the last beat carries the request's error;
   // writes take address-aligned 64-byte words, fw_wr_done_o when the last
-  // has left. Requests are on behalf of function 0 (as every DMA here).
+  // has left. Each request is on behalf of the function given with it (a
+  // command mailbox is its function's memory).
   input  logic                      fw_rd_valid_i,
   output logic                      fw_rd_ready_o,
+  input  logic [FN_W-1:0]           fw_rd_fn_i,
   input  logic [63:0]               fw_rd_addr_i,
   input  logic [15:0]               fw_rd_len_i,
   output logic                      fw_rd_rsp_valid_o,
@@ -160,6 +162,7 @@ module kite_card #(
   output logic                      fw_rd_rsp_err_o,
   input  logic                      fw_wr_valid_i,
   output logic                      fw_wr_ready_o,
+  input  logic [FN_W-1:0]           fw_wr_fn_i,
   input  logic [63:0]               fw_wr_addr_i,
   input  logic [15:0]               fw_wr_len_i,
   input  logic                      fw_wd_valid_i,
@@ -202,7 +205,7 @@ module kite_card #(
 
   // ============================================================== PCIe
   logic         rd_req_valid, rd_req_ready, rd_rsp_valid, rd_rsp_ready, rd_rsp_last, rd_rsp_err;
-  logic [7:0]   rd_req_id, rd_rsp_id;
+  logic [7:0]   rd_req_id, rd_rsp_id, rd_req_fn, wr_req_fn;
   logic [63:0]  rd_req_addr, rd_rsp_keep;
   logic [15:0]  rd_req_len;
   logic [511:0] rd_rsp_data;
@@ -222,13 +225,13 @@ module kite_card #(
   kite_pcie u_pcie (
     .clk_i, .rst_ni,
     .rd_req_valid_i(rd_req_valid), .rd_req_ready_o(rd_req_ready), .rd_req_id_i(rd_req_id),
-    .rd_req_addr_i(rd_req_addr), .rd_req_len_i(rd_req_len),
+    .rd_req_fn_i(rd_req_fn), .rd_req_addr_i(rd_req_addr), .rd_req_len_i(rd_req_len),
     .cfg_max_payload_i, .cfg_max_read_req_i,
     .rd_rsp_valid_o(rd_rsp_valid), .rd_rsp_ready_i(rd_rsp_ready), .rd_rsp_id_o(rd_rsp_id),
     .rd_rsp_data_o(rd_rsp_data), .rd_rsp_keep_o(rd_rsp_keep), .rd_rsp_last_o(rd_rsp_last),
     .rd_rsp_err_o(rd_rsp_err),
     .wr_req_valid_i(wr_req_valid), .wr_req_ready_o(wr_req_ready), .wr_req_id_i(wr_req_id),
-    .wr_req_addr_i(wr_req_addr), .wr_req_len_i(wr_req_len),
+    .wr_req_fn_i(wr_req_fn), .wr_req_addr_i(wr_req_addr), .wr_req_len_i(wr_req_len),
     .wr_data_valid_i(wr_data_valid), .wr_data_ready_o(wr_data_ready), .wr_data_i(wr_data),
     .wr_done_o(wr_done), .wr_done_id_o(wr_done_id), .wr_done_err_o(wr_done_err),
     .rq_tdata_o, .rq_tkeep_o, .rq_tlast_o, .rq_tuser_o, .rq_tvalid_o, .rq_tready_i,
@@ -827,10 +830,12 @@ module kite_card #(
 
   // ============================================================== DMA reads
   // Fixed priority: WQE fetch, RX WQE, TX gather by port, firmware (id
-  // 0xc0). Responses go back by id.
+  // 0xc0). Responses go back by id. Each carries the function of the queue
+  // (or firmware request) it is for.
   always_comb begin
     rd_req_valid = 1'b0;
     rd_req_id    = '0;
+    rd_req_fn    = '0;
     rd_req_addr  = '0;
     rd_req_len   = '0;
     f_rd_ready   = 1'b0;
@@ -840,24 +845,28 @@ module kite_card #(
     if (f_rd_valid) begin
       rd_req_valid = 1'b1;
       rd_req_id    = 8'(f_rd_tag);
+      rd_req_fn    = 8'(f_rd_fn);
       rd_req_addr  = f_rd_addr;
       rd_req_len   = 16'(f_rd_len);
       f_rd_ready   = rd_req_ready;
     end else if (x_rd_valid) begin
       rd_req_valid = 1'b1;
       rd_req_id    = x_rd_id;
+      rd_req_fn    = 8'(x_rd_fn);
       rd_req_addr  = x_rd_addr;
       rd_req_len   = x_rd_len;
       x_rd_ready   = rd_req_ready;
     end else if (|g_rd_valid) begin
       rd_req_valid = 1'b1;
       rd_req_id    = 8'h80 | 8'(g_rd_sel);
+      rd_req_fn    = 8'(g_rd_fn[g_rd_sel*FN_W +: FN_W]);
       rd_req_addr  = g_rd_addr[g_rd_sel*64 +: 64];
       rd_req_len   = g_rd_len[g_rd_sel*16 +: 16];
       g_rd_ready[g_rd_sel] = rd_req_ready;
     end else if (fw_rd_valid_i) begin
       rd_req_valid  = 1'b1;
       rd_req_id     = 8'hc0;
+      rd_req_fn     = 8'(fw_rd_fn_i);
       rd_req_addr   = fw_rd_addr_i;
       rd_req_len    = fw_rd_len_i;
       fw_rd_ready_o = rd_req_ready;
@@ -869,7 +878,7 @@ module kite_card #(
   assign fw_rd_rsp_last_o  = rd_rsp_last;
   assign fw_rd_rsp_err_o   = rd_rsp_err;
   logic unused_rdfn;
-  assign unused_rdfn = ^{f_rd_fn, x_rd_fn, g_rd_fn, x_wr_fn, x_rqerr_write, d_nsge};
+  assign unused_rdfn = ^{x_rqerr_write, d_nsge};
 
   always_comb begin
     f_cpl_valid = rd_rsp_valid && rd_rsp_id[7:6] == 2'b00;
@@ -1048,7 +1057,7 @@ module kite_card #(
     .idle_o(k_idle)
   );
   logic unused_cq;
-  assign unused_cq = ^{k_wr_fn, k_overflow, k_overflow_cqn, k_cq_bad, k_eq_overflow, k_ev_drop, k_eq_bad,
+  assign unused_cq = ^{k_overflow, k_overflow_cqn, k_cq_bad, k_eq_overflow, k_ev_drop, k_eq_bad,
                        k_busy, k_idle, ci_valid, ci_sqn, ci_idx, pick_valid, pick_sqn, db_dropped,
                        tx_bad_desc, tx_dma_error, cnt_rc_unexp_tag, cnt_rc_cpl_err, cnt_rc_bad,
                        cnt_rd_zero_len, cnt_wr_zero_len, cnt_cq_unsup, tags_used, x_wr_id};
@@ -1064,6 +1073,7 @@ module kite_card #(
   always_comb begin
     wr_req_valid = 1'b0;
     wr_req_id    = '0;
+    wr_req_fn    = '0;
     wr_req_addr  = '0;
     wr_req_len   = '0;
     x_wr_ready   = 1'b0;
@@ -1073,18 +1083,21 @@ module kite_card #(
       if (x_wr_valid) begin
         wr_req_valid = 1'b1;
         wr_req_id    = 8'h00;
+        wr_req_fn    = 8'(x_wr_fn);
         wr_req_addr  = x_wr_addr;
         wr_req_len   = x_wr_len;
         x_wr_ready   = wr_req_ready;
       end else if (k_wr_valid) begin
         wr_req_valid = 1'b1;
         wr_req_id    = 8'h01;
+        wr_req_fn    = 8'(k_wr_fn);
         wr_req_addr  = k_wr_addr;
         wr_req_len   = 16'(k_wr_len);
         k_wr_ready   = wr_req_ready;
       end else if (fw_wr_valid_i) begin
         wr_req_valid  = 1'b1;
         wr_req_id     = 8'h02;
+        wr_req_fn     = 8'(fw_wr_fn_i);
         wr_req_addr   = fw_wr_addr_i;
         wr_req_len    = fw_wr_len_i;
         fw_wr_ready_o = wr_req_ready;

@@ -8,6 +8,11 @@
 // * kite_pcie_wr: DMA writes, RQ write requests.
 // * kite_pcie_cq: BAR MMIO, CQ requests in, CC completions out.
 //
+// Functions: a request's requester function (RQ descriptor [87:80], the
+// core adding its bus number) and a CQ request's target function ([111:104])
+// are the card's function numbers, PF 0 and VFs 1..NVF; the core's SR-IOV
+// configuration must number its functions so (not checked on a core here).
+//
 // RQ is shared at TLP granularity, alternating between reads and writes when
 // both wait. Reads and writes are independent channels: a read passes
 // writes that have not yet reached RQ, so a client orders read-after-write
@@ -32,6 +37,7 @@ module kite_pcie #(
   input  logic             rd_req_valid_i,
   output logic             rd_req_ready_o,
   input  logic [ID_W-1:0]  rd_req_id_i,
+  input  logic [7:0]       rd_req_fn_i,    // requesting function (PF 0, VFs 1..)
   input  logic [63:0]      rd_req_addr_i,
   input  logic [LEN_W-1:0] rd_req_len_i,
   // From the core's configuration status interface (Device Control).
@@ -49,6 +55,7 @@ module kite_pcie #(
   input  logic             wr_req_valid_i,
   output logic             wr_req_ready_o,
   input  logic [ID_W-1:0]  wr_req_id_i,
+  input  logic [7:0]       wr_req_fn_i,
   input  logic [63:0]      wr_req_addr_i,
   input  logic [LEN_W-1:0] wr_req_len_i,
   input  logic             wr_data_valid_i,
@@ -117,7 +124,7 @@ module kite_pcie #(
 
   kite_pcie_rd #(.TAGS(TAGS), .MRRS(MRRS), .ID_W(ID_W), .LEN_W(LEN_W)) u_rd (
     .clk_i, .rst_ni,
-    .rd_req_valid_i, .rd_req_ready_o, .rd_req_id_i, .rd_req_addr_i, .rd_req_len_i,
+    .rd_req_valid_i, .rd_req_ready_o, .rd_req_id_i, .rd_req_fn_i, .rd_req_addr_i, .rd_req_len_i,
     .cfg_max_read_req_i,
     .rd_rsp_valid_o, .rd_rsp_ready_i, .rd_rsp_id_o, .rd_rsp_data_o, .rd_rsp_keep_o,
     .rd_rsp_last_o, .rd_rsp_err_o,
@@ -135,7 +142,7 @@ module kite_pcie #(
 
   kite_pcie_wr #(.MPS(MPS), .ID_W(ID_W), .LEN_W(LEN_W)) u_wr (
     .clk_i, .rst_ni,
-    .wr_req_valid_i, .wr_req_ready_o, .wr_req_id_i, .wr_req_addr_i, .wr_req_len_i,
+    .wr_req_valid_i, .wr_req_ready_o, .wr_req_id_i, .wr_req_fn_i, .wr_req_addr_i, .wr_req_len_i,
     .cfg_max_payload_i,
     .wr_data_valid_i, .wr_data_ready_o, .wr_data_i,
     .wr_done_o, .wr_done_id_o, .wr_done_err_o,

@@ -47,6 +47,7 @@ module kite_pcie_rd #(
   input  logic                     rd_req_valid_i,
   output logic                     rd_req_ready_o,
   input  logic [ID_W-1:0]          rd_req_id_i,
+  input  logic [7:0]               rd_req_fn_i,   // requesting function (descriptor [87:80])
   input  logic [63:0]              rd_req_addr_i,
   input  logic [LEN_W-1:0]         rd_req_len_i,
   // Device Control Max_Read_Request_Size from the core (cfg_max_read_req:
@@ -94,6 +95,7 @@ module kite_pcie_rd #(
   logic [63:0]      addr_q;
   logic [LEN_W-1:0] rem_q;
   logic [ID_W-1:0]  id_q;
+  logic [7:0]       fn_q;
   logic [TW:0]      used_q;
   logic [TW-1:0]    ap_q, rp_q;   // alloc (next tag) and retire pointers
   logic [MW:0]      room, chunk;
@@ -144,6 +146,7 @@ module kite_pcie_rd #(
       addr_q        <= '0;
       rem_q         <= '0;
       id_q          <= '0;
+      fn_q          <= '0;
       rq_valid_o    <= 1'b0;
       rq_desc_o     <= '0;
       rq_first_be_o <= '0;
@@ -156,6 +159,7 @@ module kite_pcie_rd #(
         addr_q  <= rd_req_addr_i;
         rem_q   <= rd_req_len_i;
         id_q    <= rd_req_id_i;
+        fn_q    <= rd_req_fn_i;
       end else if (issue) begin
         if (is_last) busy_q <= 1'b0;
         addr_q  <= addr_q + 64'(chunk);
@@ -165,11 +169,13 @@ module kite_pcie_rd #(
           rq_valid_o    <= 1'b1;
           // PG213 Requester Request Descriptor: [1:0] AT, [63:2] address,
           // [74:64] DW count, [78:75] type (0000 memory read), [79] poison,
-          // [95:80] requester ID (filled by the core, enable bit 0),
-          // [103:96] tag, [119:104] completer ID, [120] requester ID enable,
-          // [123:121] TC, [126:124] attr, [127] force ECRC.
+          // [87:80] requester function, [95:88] requester bus (the core
+          // fills the bus and uses the function: requester ID enable 0, as
+          // an endpoint), [103:96] tag, [119:104] completer ID, [120]
+          // requester ID enable, [123:121] TC, [126:124] attr, [127] force
+          // ECRC.
           rq_desc_o     <= {1'b0, 3'b000, 3'b000, 1'b0, 16'h0000, 8'(ap_q),
-                            16'h0000, 1'b0, 4'b0000, dw, addr_q[63:2], 2'b00};
+                            8'h00, fn_q, 1'b0, 4'b0000, dw, addr_q[63:2], 2'b00};
           rq_first_be_o <= fbe;
           rq_last_be_o  <= lbe;
         end

@@ -30,6 +30,7 @@ module kite_pcie_wr #(
   input  logic             wr_req_valid_i,
   output logic             wr_req_ready_o,
   input  logic [ID_W-1:0]  wr_req_id_i,
+  input  logic [7:0]       wr_req_fn_i,    // requesting function (descriptor [87:80])
   input  logic [63:0]      wr_req_addr_i,
   input  logic [LEN_W-1:0] wr_req_len_i,
   // Device Control Max_Payload_Size from the core (cfg_max_payload: 128 <<
@@ -64,6 +65,7 @@ module kite_pcie_wr #(
   logic [63:0]      addr_q;
   logic [LEN_W-1:0] rem_q;
   logic [ID_W-1:0]  id_q;
+  logic [7:0]       fn_q;
   logic [6:0]       beat_q;
   logic [511:0]     hold_q;
   logic [31:0]      cnt_zero_q;
@@ -138,9 +140,10 @@ module kite_pcie_wr #(
   assign out_w     = win[1023:512];
   assign last_beat = beat_q == nb - 7'd1;
   // PG213 Requester Request Descriptor (see kite_pcie_rd), type 0001
-  // memory write; the tag is unused for posted requests.
+  // memory write, the requesting function in [87:80]; the tag is unused for
+  // posted requests.
   assign desc      = {1'b0, 3'b000, 3'b000, 1'b0, 16'h0000, 8'h00,
-                      16'h0000, 1'b0, 4'b0001, dw, addr_q[63:2], 2'b00};
+                      8'h00, fn_q, 1'b0, 4'b0001, dw, addr_q[63:2], 2'b00};
 
   assign rq_valid_o    = busy_q && go && !priming;
   assign rq_data_o     = beat_q == '0 ? {out_w[511:128], desc} : out_w;
@@ -164,6 +167,7 @@ module kite_pcie_wr #(
       addr_q        <= '0;
       rem_q         <= '0;
       id_q          <= '0;
+      fn_q          <= '0;
       beat_q        <= '0;
       hold_q        <= '0;
       f_wp_q        <= '0;
@@ -214,6 +218,7 @@ module kite_pcie_wr #(
           addr_q   <= wr_req_addr_i;
           rem_q    <= wr_req_len_i;
           id_q     <= wr_req_id_i;
+          fn_q     <= wr_req_fn_i;
         end
       end
     end

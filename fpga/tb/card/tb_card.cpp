@@ -62,6 +62,8 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "Vkite_card.h"
@@ -99,16 +101,19 @@ struct Model {
     RxPipeline rx{hw, q, mac, roce};
     Host host;
     std::vector<std::vector<uint8_t>> frames[2];
+    std::set<unsigned> fns;   // functions of its DMA calls
     Model() {
         hw.ops.opaque = this;
         hw.ops.now_ns = [](void *) { return uint64_t(0); };
-        hw.ops.dma_read = [](void *o, kite_fn_t, uint64_t a, void *b, size_t n) {
+        hw.ops.dma_read = [](void *o, kite_fn_t fn, uint64_t a, void *b, size_t n) {
+            static_cast<Model *>(o)->fns.insert(fn);
             Host &h = static_cast<Model *>(o)->host;
             if (a + n > MEM) return -1;
             std::memcpy(b, &h.mem[a], n);
             return 0;
         };
-        hw.ops.dma_write = [](void *o, kite_fn_t, uint64_t a, const void *b, size_t n) {
+        hw.ops.dma_write = [](void *o, kite_fn_t fn, uint64_t a, const void *b, size_t n) {
+            static_cast<Model *>(o)->fns.insert(fn);
             Host &h = static_cast<Model *>(o)->host;
             if (a + n > MEM) return -1;
             std::memcpy(&h.mem[a], b, n);
@@ -179,6 +184,7 @@ struct Bench {
     uint64_t slow_lo = 0, slow_hi = 0;
     unsigned slow_cycles = 0;
     std::deque<std::pair<uint64_t, std::vector<Beat>>> slow_q;
+    std::set<unsigned> rq_fns;   // requester functions of the RQ TLPs
 
     Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {
         m.rq_tready_i = 1;
@@ -201,6 +207,8 @@ struct Bench {
         m.fw_rd_valid_i = 0;
         m.fw_wr_valid_i = 0;
         m.fw_wd_valid_i = 0;
+        m.fw_rd_fn_i = 0;
+        m.fw_wr_fn_i = 0;
         m.now_us_i = 0;
         m.tick_i = 0;
         m.fw_version_i = 0x01020003;
@@ -214,6 +222,7 @@ struct Bench {
         uint64_t addr = bits(d0, 2, 62) << 2;
         unsigned dw = unsigned(bits(d0, 64, 11)), type = unsigned(bits(d0, 75, 4)), tag = unsigned(bits(d0, 96, 8));
         unsigned fbe = rq_tlp[0].user[0] & 0xf, lbe = (rq_tlp[0].user[0] >> 8) & 0xf;
+        rq_fns.insert(unsigned(bits(d0, 80, 8)));
         if (type == 0) {
             uint64_t first = addr + tz4(fbe);
             uint32_t len = dw == 1 ? 4 - tz4(fbe) - lz4(fbe) : 4 * dw - tz4(fbe) - lz4(lbe);
@@ -402,13 +411,14 @@ struct Bench {
         chk.expect(m.fw_wq_ready_o, "queue context write taken");
         step();
     }
-    void fw_cq_ctx(unsigned cqn, uint64_t base) {
+    void fw_cq_ctx(unsigned cqn, uint64_t base, unsigned fn = 0) {
         m.fw_cq_valid_i = 1;
         m.fw_cq_op_i = 4;  // CQ_CTX
         m.fw_cq_qn_i = cqn;
         for (size_t i = 0; i < 8; i++) m.fw_cq_data_i[i] = 0;
         m.fw_cq_data_i[0] = uint32_t(base);
         m.fw_cq_data_i[1] = uint32_t(base >> 32);
+        m.fw_cq_data_i[2] = fn;                    // fn [79:64]
         m.fw_cq_data_i[3] = CQ_LOG | (1u << 4);  // log_size [99:96], valid [100]
         m.eval();
         for (int i = 0; i < 100 && !m.fw_cq_ready_o; i++) { step(); m.fw_cq_valid_i = 1; m.eval(); }
@@ -418,6 +428,7 @@ struct Bench {
         c.valid = 1;
         c.log_size = CQ_LOG;
         c.base = base;
+        c.fn = uint16_t(fn);
     }
 
     void both(uint64_t a, const void *p, size_t n) {
@@ -1398,6 +1409,55 @@ int main(int argc, char **argv) {
                            x.size(), y.size(), nd, d);
             }
         b.mem_same("CQEs in ring order around the queue manager's error CQE");
+    }
+    // 18. DMA on behalf of a VF: VF 2 (port 1, its table entry from 3b) owns
+    //     SQ 3 and CQ 9; a WQE rung through VF 2's doorbell page is fetched,
+    //     gathered and completed by TLPs whose requester function is 2, as
+    //     every DMA call of the model carries function 2, and the frame
+    //     leaves on port 1.
+    {
+        constexpr uint64_t SQB3 = 0x36000, CQ9 = 0x3a000, TXV = 0x3c000;
+        b.fw_cq_ctx(9, CQ9, 2);
+        ctx::wq_ctx &v = b.ref.hw.sq[3];
+        v.valid = 1; v.kind = ctx::WQ_ETH; v.log_size = 4; v.log_stride = 6; v.cqn = 9; v.base = SQB3;
+        v.port = 1; v.fn = 2; v.db_page = 0;
+        v.state = spec::wq_state::RST;
+        b.fw_wq(false, 3, v);
+        v.state = spec::wq_state::RDY;
+        b.fw_wq(false, 3, v);
+        std::vector<uint8_t> fv = tb::rbytes(rng, 100);
+        fv[0] &= 0xfe;
+        fv[12] = 0x88; fv[13] = 0xb5;
+        b.both(TXV, fv.data(), fv.size());
+        uint8_t w[64]{};
+        w[0] = uint8_t(spec::wqe_opcode::ETH_TX);
+        w[1] = spec::wqe_ctrl::FLAGS_SIGNALED;
+        w[2] = 2;
+        const uint64_t a = TXV;
+        const uint32_t l = 100;
+        std::memcpy(&w[32], &a, 8);
+        std::memcpy(&w[40], &l, 4);
+        b.both(SQB3, w, 64);
+        b.run(50);
+        b.rq_fns.clear();
+        b.ref.fns.clear();
+        const size_t before = b.tx_frames[1].size(), mbefore = b.ref.frames[1].size();
+        b.mmio(2, uint32_t(spec::db::SQ), true, (3u << 16) | 1u, 0xf, 2);
+        v.pi = 1;
+        b.ref.tx.process_wqe(3);
+        for (int i = 0; i < 3000 && b.tx_frames[1].size() == before; i++) b.step();
+        b.run(300);
+        if (chk.expect(b.tx_frames[1].size() == before + 1 && b.ref.frames[1].size() == mbefore + 1,
+                       "VF 2's frame on port 1 (%zu, model %zu)", b.tx_frames[1].size() - before,
+                       b.ref.frames[1].size() - mbefore))
+            chk.expect(b.tx_frames[1][before] == b.ref.frames[1][mbefore], "VF 2's frame as the model's");
+        b.mem_same("VF 2's CQE in CQ 9");
+        std::string got;
+        for (unsigned f : b.rq_fns) got += " " + std::to_string(f);
+        if (args.inject) b.rq_fns.insert(0);
+        chk.expect(b.rq_fns == std::set<unsigned>{2} && b.ref.fns == std::set<unsigned>{2},
+                   "requester functions of VF 2's TLPs:%s (the model's DMA calls: %zu functions)", got.c_str(),
+                   b.ref.fns.size());
     }
     std::printf("[card] TX frame %zu bytes on port 0, RX frame %zu bytes delivered, %llu cycles\n",
                 b.tx_frames[0].empty() ? size_t(0) : b.tx_frames[0][0].size(), rf.size(),

@@ -115,6 +115,7 @@ struct ReadReq {
     uint8_t id;
     uint64_t addr;
     uint32_t len;
+    uint8_t fn = 0;            // requesting function, in every TLP's descriptor
     bool err = false;          // set when the host faults one of its TLPs
 };
 struct Chunk {                 // one expected TLP
@@ -147,7 +148,7 @@ struct Bench {
     std::deque<Chunk> rd_chunks;                 // TLPs expected on RQ, in order
     size_t rd_checked = 0;
     std::vector<std::pair<std::array<uint8_t, 64>, uint64_t>> rsp_beats;
-    struct WriteReq { uint8_t id; uint64_t addr; uint32_t len; std::vector<uint8_t> data; };
+    struct WriteReq { uint8_t id; uint64_t addr; uint32_t len; std::vector<uint8_t> data; uint8_t fn; };
     std::vector<WriteReq> writes;
     std::deque<size_t> wr_todo;
     std::deque<std::array<uint8_t, 64>> wr_words;  // data words of accepted requests
@@ -195,11 +196,11 @@ struct Bench {
 
     // ------------------------------------------------------------ client
     void add_read(uint8_t id, uint64_t addr, uint32_t len) {
-        reads.push_back({id, addr, len});
+        reads.push_back({id, addr, len, uint8_t(rng())});
         rd_todo.push_back(reads.size() - 1);
     }
     void add_write(uint8_t id, uint64_t addr, uint32_t len) {
-        WriteReq w{id, addr, len, tb::rbytes(rng, len)};
+        WriteReq w{id, addr, len, tb::rbytes(rng, len), uint8_t(rng())};
         // The data words go out ahead of the request (the interface allows it).
         uint64_t base = w.addr & ~63ULL;
         size_t nw = w.len ? (w.addr % 64 + w.len + 63) / 64 : 0;
@@ -255,6 +256,9 @@ struct Bench {
             rd_chunks.pop_front();
             chk.expect(c.addr == first && c.len == len, "read TLP %llx+%u, expected %llx+%u",
                        (unsigned long long)first, len, (unsigned long long)c.addr, c.len);
+            chk.expect(bits(d0, 80, 8) == reads[c.req].fn && bits(d0, 88, 8) == 0,
+                       "read TLP requester function %llu bus %llu, expected %u and 0 (the core's)",
+                       (unsigned long long)bits(d0, 80, 8), (unsigned long long)bits(d0, 88, 8), reads[c.req].fn);
             if (c.addr % 4096 == 0 && c.addr != reads[c.req].addr) cov_4k++;
             tags_out.insert(tag);
             tag_uses[tag]++;
@@ -275,6 +279,9 @@ struct Bench {
             wr_chunks.pop_front();
             chk.expect(c.addr == first && c.len == len, "write TLP %llx+%u, expected %llx+%u",
                        (unsigned long long)first, len, (unsigned long long)c.addr, c.len);
+            chk.expect(bits(d0, 80, 8) == writes[c.req].fn && bits(d0, 88, 8) == 0,
+                       "write TLP requester function %llu bus %llu, expected %u and 0 (the core's)",
+                       (unsigned long long)bits(d0, 80, 8), (unsigned long long)bits(d0, 88, 8), writes[c.req].fn);
             for (unsigned j = 0; j < dw; j++) {
                 unsigned be = j == 0 ? fbe : (j == dw - 1 ? lbe : 0xf);
                 size_t s = 16 + 4 * size_t(j);
@@ -498,6 +505,7 @@ struct Bench {
             const ReadReq &r = reads[rd_todo.front()];
             m.rd_req_valid_i = 1;
             m.rd_req_id_i = r.id;
+            m.rd_req_fn_i = r.fn;
             m.rd_req_addr_i = r.addr;
             m.rd_req_len_i = r.len;
         }
@@ -506,6 +514,7 @@ struct Bench {
             const WriteReq &w = writes[wr_todo.front()];
             m.wr_req_valid_i = 1;
             m.wr_req_id_i = w.id;
+            m.wr_req_fn_i = w.fn;
             m.wr_req_addr_i = w.addr;
             m.wr_req_len_i = w.len;
         }
