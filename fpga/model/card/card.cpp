@@ -75,6 +75,9 @@ void Card::timer() {
 void Card::service() {
     hw_.service_scheduled = false;
     in_service_ = true;
+    for (unsigned p = 0; p < hw_.cfg.num_ports; p++)
+        if (hw_.ports[p].rx_retry)
+            rx_.retry(p);
     // Doorbells rung before a command are served before it, as a card whose
     // queues run while its firmware waits for the command would.
     bool more = tx_.run(256);
@@ -206,8 +209,10 @@ void Card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t len)
     case ctx::table::FLOW: ok = ctx_copy(hw_.flow, idx, buf, len, true); break;
     case ctx::table::PORT:
         ok = ctx_copy(hw_.port, idx, buf, len, true);
-        if (ok && idx < hw_.cfg.num_ports)
+        if (ok && idx < hw_.cfg.num_ports) {
             mac_.port_ctx_written(idx);
+            hw_.rx_recheck(idx);
+        }
         break;
     case ctx::table::MR:
         ok = ctx_copy(hw_.mr, idx, buf, len, true);

@@ -26,6 +26,13 @@ struct PortState {
     bool local_up = false;      // cable && admin: what our ordered sets say
     bool os_pending = false;    // an ordered set waits for service()
     bool os_please = false;
+    // PAUSE: a frame that found its RQ empty waits in the port's receive
+    // buffer, and the port back-pressures the wire (frame_in returns 0)
+    // until it is taken. It is tried again whenever something that could
+    // let it through changes: an RQ doorbell or RQ context of the port, the
+    // port's context.
+    std::vector<uint8_t> held;
+    bool rx_retry = false;      // held frame to be tried again (service)
     bool rx_blocked = false;    // frame_in returned 0; rx_ready owed
     uint64_t os_retry_ns = NEVER;
     spec::port_stats stats{};
@@ -71,6 +78,12 @@ struct Hw {
     bool dma_read(uint16_t fn, uint64_t a, void *b, size_t n) { return ops.dma_read(ops.opaque, fn, a, b, n) == 0; }
     bool dma_write(uint16_t fn, uint64_t a, const void *b, size_t n) {
         return ops.dma_write(ops.opaque, fn, a, b, n) == 0;
+    }
+    void rx_recheck(unsigned port) {
+        if (port < spec::pci::MAX_PORTS && !ports[port].held.empty()) {
+            ports[port].rx_retry = true;
+            request_service();
+        }
     }
     void request_service() {
         if (service_scheduled)

@@ -132,12 +132,7 @@ void QueueEngine::rq_doorbell(uint32_t rqn, uint16_t pi) {
     q.stats.doorbells++;
     if (q.kind == ctx::WQ_QP && on_qp_rq_doorbell)
         on_qp_rq_doorbell(rqn);
-    PortState &ps = hw_.ports[q.port];
-    if (ps.rx_blocked) {
-        ps.rx_blocked = false;
-        if (hw_.ops.rx_ready)
-            hw_.ops.rx_ready(hw_.ops.opaque, q.port);
-    }
+    hw_.rx_recheck(q.port);
 }
 
 bool QueueEngine::next_sq(uint32_t &sqn) {
@@ -188,6 +183,8 @@ void QueueEngine::wq_error(bool rq, uint32_t qn, uint32_t syn, bool event) {
 
 void QueueEngine::wq_ctx_written(bool rq, uint32_t qn, const ctx::wq_ctx &old) {
     ctx::wq_ctx &q = rq ? hw_.rq[qn] : hw_.sq[qn];
+    if (rq)
+        hw_.rx_recheck(q.port);
     if (!q.valid) {
         in_work_.erase(qn);
         return;

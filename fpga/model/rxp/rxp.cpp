@@ -15,6 +15,20 @@ namespace kite::model {
 
 using namespace spec;
 
+void RxPipeline::retry(unsigned port) {
+    PortState &ps = hw_.ports[port];
+    ps.rx_retry = false;
+    std::vector<uint8_t> f;
+    f.swap(ps.held);
+    if (!f.empty())
+        receive(port, f.data(), f.size());
+    if (ps.held.empty() && ps.rx_blocked) {
+        ps.rx_blocked = false;
+        if (hw_.ops.rx_ready)
+            hw_.ops.rx_ready(hw_.ops.opaque, port);
+    }
+}
+
 int RxPipeline::receive(unsigned port, const uint8_t *f, size_t len) {
     PortState &ps = hw_.ports[port];
     port_stats &st = ps.stats;
@@ -24,6 +38,10 @@ int RxPipeline::receive(unsigned port, const uint8_t *f, size_t len) {
     }
     if (!ps.link_up)
         return 1;  // the PHY has no link: nothing is received
+    if (!ps.held.empty()) {
+        ps.rx_blocked = true;
+        return 0;
+    }
     if (len < limits::MIN_FRAME) {
         st.rx_runt++;
         return 1;
@@ -88,8 +106,8 @@ int RxPipeline::receive(unsigned port, const uint8_t *f, size_t len) {
     if (rq.pi == rq.ci) {
         if (hw_.port[port].pause & port_info::PAUSE_RX) {
             st.rx_pause++;
-            ps.rx_blocked = true;
-            return 0;
+            ps.held.assign(f, f + len);
+            return 1;
         }
         st.rx_no_buffer++;
         rq.stats.drops++;

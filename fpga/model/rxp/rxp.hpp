@@ -16,8 +16,11 @@ namespace kite::model {
 class RxPipeline {
 public:
     RxPipeline(Hw &hw, QueueEngine &q, Mac &mac, Roce &roce) : hw_(hw), q_(q), mac_(mac), roce_(roce) {}
-    // 1: taken (delivered or dropped and counted); 0: back-pressure.
+    // 1: taken (delivered, dropped and counted, or held for PAUSE);
+    // 0: back-pressure, the port holds a frame.
     int receive(unsigned port, const uint8_t *frame, size_t len);
+    // The held frame of @port once more (PortState::rx_retry).
+    void retry(unsigned port);
 
 private:
     Hw &hw_;
