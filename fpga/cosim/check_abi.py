@@ -23,7 +23,6 @@ OUT = os.path.join(ROOT, "build", "cosim")
 
 # Scenario -> why the RTL card does not pass it (yet).
 RTL_GAPS = {
-    "EthRx.PauseBackPressure": "PAUSE back-pressure on an empty ring",
     "Cmd.EnvelopeChecks": "RDMA commands answer NOT_SUPPORTED (no CAPS_RDMA on this card)",
     "Cmd.PdAndMr": "RDMA commands answer NOT_SUPPORTED (no CAPS_RDMA on this card)",
     "Cmd.WrongOwnerPdIsRejected": "RDMA commands answer NOT_SUPPORTED (no CAPS_RDMA on this card)",

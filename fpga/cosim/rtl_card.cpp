@@ -206,6 +206,7 @@ private:
     uint8_t mmio_tag_ = 0;
     // MAC side.
     std::deque<std::vector<uint8_t>> rx_q_[2];
+    bool rx_owed_[2]{};   // frame_in refused a frame (PAUSE): rx_ready owed
     size_t rx_off_[2]{};
     std::vector<uint8_t> tx_cur_[2];
     Phy phy_[2];
@@ -438,6 +439,7 @@ void kite_card::cycle() {
     m.fw_fn_we_i = 0;
     m.fw_rss_we_i = 0;
     m.fw_flt_we_i = 0;
+    m.fw_port_we_i = 0;
     m.tick_i = 0;
     m.reset_done_i = 0;
     m.cmdq_ci_we_i = 0;
@@ -504,6 +506,13 @@ void kite_card::settle() {
             break;
     }
     in_run_ = false;
+    for (unsigned p = 0; p < cfg_.num_ports; p++) {
+        if (rx_owed_[p] && !(m_->rx_xoff_o >> p & 1)) {
+            rx_owed_[p] = false;
+            if (ops_.rx_ready)
+                ops_.rx_ready(ops_.opaque, p);
+        }
+    }
     auto t1 = std::chrono::steady_clock::now();
     sim_ns_ += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
     sim_cycles_ += cycle_ - c0;
@@ -703,6 +712,12 @@ int kite_card::frame_in(unsigned port, const void *frame, size_t len) {
     }
     if (!ph.link_up)
         return 1;  // the PHY has no link: nothing is received
+    // PAUSE: the port holds a frame for a receive buffer and asks the MAC to
+    // pause the link partner; the platform keeps this one until rx_ready.
+    if (m_->rx_xoff_o >> port & 1) {
+        rx_owed_[port] = true;
+        return 0;
+    }
     // The MAC drops runts, frames over its maximum (the port's MTU) and bad
     // FCSs and counts them; good frames reach kite_card's RX port with their
     // FCS (CMAC ctl_rx_delete_fcs = 0: RQs with RX_FCS get it).
@@ -1094,8 +1109,13 @@ void kite_card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t
         break;
     case ctx::table::PORT:
         ok = ctx_copy(port_, idx, buf, len, true);
-        if (ok && idx < cfg_.num_ports)
+        if (ok && idx < cfg_.num_ports) {
             phy_update(idx);
+            m_->fw_port_we_i = 1;
+            m_->fw_port_sel_i = idx & 1;
+            m_->fw_port_pause_i = (port_[idx].pause & port_info::PAUSE_RX) ? 1 : 0;
+            cycle();
+        }
         break;
     case ctx::table::MR: ok = ctx_copy(mr_, idx, buf, len, true); break;
     case ctx::table::QP: ok = ctx_copy(qp_, idx, buf, len, true); break;

@@ -10,8 +10,9 @@
 //   TX         doorbell -> queue manager -> WQE fetch (DMA read) -> per port:
 //              kite_card_txg gather (DMA read) -> kite_txp_lso -> kite_card_fcs
 //              (pad, FCS by kite_mac_crc32) -> MAC TX; ETH_TX CQE
-//   RX         MAC RX (frames with FCS; frame-level round robin of the two
-//              ports) -> kite_card_rxfcs (FCS off) -> kite_rxp ->
+//   RX         MAC RX (frames with FCS) -> kite_card_rxhold per port (kept
+//              until decided, sent again after a PAUSE park) -> frame-level
+//              round robin of the two ports -> kite_card_rxfcs (FCS off) -> kite_rxp ->
 //              kite_rx_steer (filters, flow rules) -> kite_rss ({port,
 //              context} per frame) -> kite_rx_dma (frame buffer with FCS
 //              beside the parser; DMA writes; steering drops discarded) -> RX CQE
@@ -84,6 +85,8 @@ module kite_card #(
   input  logic [NPORT*512-1:0]      rx_tdata_i,
   input  logic [NPORT*64-1:0]       rx_tkeep_i,
   input  logic [NPORT-1:0]          rx_tlast_i,
+  // PAUSE: port p holds a frame for a receive buffer (the MAC's pause request).
+  output logic [NPORT-1:0]          rx_xoff_o,
 
   // Firmware: function table, SQ/RQ contexts, CQ/EQ commands, RSS contexts
   // (fw_rss_ctx_i = {port, context within the port}).
@@ -119,6 +122,10 @@ module kite_card #(
   input  logic [$clog2(NPORT)-1:0]  fw_flt_port_i,
   input  logic [9:0]                fw_flt_addr_i,
   input  logic [63:0]               fw_flt_wdata_i,
+  // A port's PAUSE_RX (port_ctx pause bit 0): an empty ring holds the frame.
+  input  logic                      fw_port_we_i,
+  input  logic [$clog2(NPORT)-1:0]  fw_port_sel_i,
+  input  logic                      fw_port_pause_i,
   input  logic [31:0]               now_us_i,
   input  logic                      tick_i,
 
@@ -601,6 +608,24 @@ module kite_card #(
   end
 
   // ============================================================== RX
+  // Each port's frames wait in its kite_card_rxhold until kite_rx_dma has
+  // decided them, so a frame parked for PAUSE is received again later
+  // without stopping the other port.
+  logic [NPORT-1:0]     h_valid, h_ready, h_last, h_epoch, h_commit, h_park, h_rewind, h_resume;
+  logic [NPORT*512-1:0] h_data;
+  logic [NPORT*64-1:0]  h_keep;
+  for (genvar p = 0; p < NPORT; p++) begin : g_hold
+    kite_card_rxhold u_hold (
+      .clk_i, .rst_ni,
+      .s_valid_i(rx_tvalid_i[p]), .s_ready_o(rx_tready_o[p]), .s_data_i(rx_tdata_i[p*512 +: 512]),
+      .s_keep_i(rx_tkeep_i[p*64 +: 64]), .s_last_i(rx_tlast_i[p]),
+      .m_valid_o(h_valid[p]), .m_ready_i(h_ready[p]), .m_data_o(h_data[p*512 +: 512]),
+      .m_keep_o(h_keep[p*64 +: 64]), .m_last_o(h_last[p]), .m_epoch_o(h_epoch[p]),
+      .commit_i(h_commit[p]), .park_i(h_park[p]), .rewind_i(h_rewind[p]), .resume_i(h_resume[p]),
+      .xoff_o(rx_xoff_o[p])
+    );
+  end
+
   // Frame-level round robin between the ports (a port keeps the grant until
   // its last beat).
   logic          rx_lock_q;
@@ -610,19 +635,19 @@ module kite_card #(
   logic [63:0]   in_keep;
   always_comb begin
     rx_sel = rx_sel_q;
-    if (!rx_lock_q && !rx_tvalid_i[rx_sel_q]) begin
+    if (!rx_lock_q && !h_valid[rx_sel_q]) begin
       for (int k = NPORT - 1; k >= 1; k--)
-        if (rx_tvalid_i[PW'((32'(rx_sel_q) + 32'(k)) % NPORT)]) rx_sel = PW'((32'(rx_sel_q) + 32'(k)) % NPORT);
+        if (h_valid[PW'((32'(rx_sel_q) + 32'(k)) % NPORT)]) rx_sel = PW'((32'(rx_sel_q) + 32'(k)) % NPORT);
     end
   end
-  assign in_valid = rx_tvalid_i[rx_sel];
-  assign in_data  = rx_tdata_i[rx_sel*512 +: 512];
-  assign in_keep  = rx_tkeep_i[rx_sel*64 +: 64];
-  assign in_last  = rx_tlast_i[rx_sel];
+  assign in_valid = h_valid[rx_sel];
+  assign in_data  = h_data[rx_sel*512 +: 512];
+  assign in_keep  = h_keep[rx_sel*64 +: 64];
+  assign in_last  = h_last[rx_sel];
   assign in_ready = fcs_ready && dma_s_ready;
   always_comb begin
-    rx_tready_o = '0;
-    rx_tready_o[rx_sel] = in_ready;
+    h_ready = '0;
+    h_ready[rx_sel] = in_ready;
   end
 
   // Port and destination MAC of each frame, for steering (read as records
@@ -631,14 +656,16 @@ module kite_card #(
   // holds 32, the parse / steer / hash pipelines fewer.
   localparam int unsigned NRXF = 64;
   logic [PW-1:0] rxport_mem [NRXF];
+  logic          rxep_mem [NRXF];          // the port's epoch (kite_card_rxhold)
   logic [47:0]   rxda_mem [NRXF];
-  logic [6:0]    rxport_wr_q, rxport_rd_q, rxport_st_q;
+  logic [6:0]    rxport_wr_q, rxport_rd_q, rxport_st_q, rxport_dp_q;
   logic          rx_first_q;
   logic [47:0]   rx_da_q, rx_da;
   assign rx_da = rx_first_q ? in_data[47:0] : rx_da_q;
   always_ff @(posedge clk_i) begin
     if (in_valid && in_ready && in_last) begin
       rxport_mem[rxport_wr_q[5:0]] <= rx_sel;
+      rxep_mem[rxport_wr_q[5:0]]   <= h_epoch[rx_sel];
       rxda_mem[rxport_wr_q[5:0]]   <= rx_da;
     end
     if (in_valid && in_ready && rx_first_q) rx_da_q <= in_data[47:0];
@@ -788,6 +815,41 @@ module kite_card #(
   logic [3:0]   x_ev_kind;
   logic [15:0]  x_ev_qn, x_ev_len;
 
+  // PAUSE at dispatch. The frame's port and epoch are read in frame order
+  // as kite_rx_dma takes records. A frame sent before its port's last park
+  // carries the old epoch: it is stale (it will come again) and discarded.
+  // A port with PAUSE_RX parks a frame whose ring is empty.
+  logic             x_park, d_stale;
+  logic [PW-1:0]    dsp_port, ev_port;
+  logic [NPORT-1:0] dep_q, pause_q;
+  assign dsp_port  = rxport_mem[rxport_dp_q[5:0]];
+  assign d_stale = rxep_mem[rxport_dp_q[5:0]] != dep_q[dsp_port];
+  assign ev_port = rxport_mem[rxport_rd_q[5:0]];
+
+  // What may let a parked frame through: an RQ doorbell or RQ context of
+  // its port, its port's PAUSE setting.
+  logic [PW-1:0] rqport_q [NQ];
+  always_ff @(posedge clk_i) if (fw_wq_valid_i && fw_wq_ready && fw_wq_rq_i) rqport_q[fw_wq_qn_i] <= fw_wq_port_i;
+  always_comb begin
+    for (int p = 0; p < NPORT; p++) begin
+      h_park[p]   = x_park && dsp_port == PW'(p);
+      h_rewind[p] = x_ev_valid && x_ev_kind == 4'd10 && ev_port == PW'(p);
+      h_commit[p] = x_ev_valid && x_ev_kind != 4'd10 && x_ev_kind != 4'd11 && ev_port == PW'(p);
+      h_resume[p] = (acc_valid && acc_rq && rqport_q[acc_qn] == PW'(p)) ||
+                    (fw_wq_valid_i && fw_wq_ready && fw_wq_rq_i && fw_wq_port_i == PW'(p)) ||
+                    (fw_port_we_i && fw_port_sel_i == PW'(p));
+    end
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      dep_q   <= '0;
+      pause_q <= '0;
+    end else begin
+      dep_q <= dep_q ^ h_park;
+      if (fw_port_we_i) pause_q[fw_port_sel_i] <= fw_port_pause_i;
+    end
+  end
+
   kite_rx_dma #(.NQ(NQ), .FN_W(FN_W), .RD_ID(8'h40), .WR_ID(8'h00)) u_rx_dma (
     .clk_i, .rst_ni,
     .cfg_valid_i(fw_wq_valid_i && fw_wq_ready && fw_wq_rq_i), .cfg_qn_i(fw_wq_qn_i), .cfg_en_i(fw_wq_en_i),
@@ -802,6 +864,7 @@ module kite_card #(
     .meta_hash_type_i(rss_htype), .meta_num_vlans_i(r_num_vlans), .meta_tci_i(r_tci), .meta_ipv4_i(r_v4),
     .meta_ipv4_hdr_ok_i(r_v4ok), .meta_l4_ok_i(r_l4ok), .meta_l4_bad_i(r_l4bad), .meta_malformed_i(r_malf),
     .meta_csum_i(r_csum), .meta_drop_i(r_drop), .meta_drop_flow_i(r_drop_flow),
+    .meta_stale_i(d_stale), .meta_pause_i(pause_q[dsp_port]), .park_o(x_park),
     .rd_req_valid_o(x_rd_valid), .rd_req_ready_i(x_rd_ready), .rd_req_id_o(x_rd_id), .rd_req_fn_o(x_rd_fn),
     .rd_req_addr_o(x_rd_addr), .rd_req_len_o(x_rd_len),
     .rd_rsp_valid_i(x_rsp_valid), .rd_rsp_ready_o(x_rsp_ready), .rd_rsp_data_i(rd_rsp_data),
@@ -1206,6 +1269,8 @@ module kite_card #(
       4'd3: begin r_inc[0] = 1'b1; r_idx[0] = e_pbase + 27; end            // rx_malformed
       4'd8: begin r_inc[0] = 1'b1; r_idx[0] = e_pbase + 9; end             // rx_filtered
       4'd9: begin r_inc[0] = 1'b1; r_idx[0] = e_pbase + 30; end            // rx_flow_drop
+      4'd10: begin r_inc[0] = 1'b1; r_idx[0] = e_pbase + 16; end           // rx_pause (parked)
+      4'd11: ;                                                             // stale: sent again later
       4'd4: begin                                                          // rx_oversize, RQ drops
         r_inc[0] = 1'b1; r_idx[0] = e_pbase + 6;
         r_inc[4] = 1'b1; r_idx[4] = e_qbase + 2;
@@ -1221,10 +1286,12 @@ module kite_card #(
       rxport_wr_q <= '0;
       rxport_rd_q <= '0;
       rxport_st_q <= '0;
+      rxport_dp_q <= '0;
       rxcls_wr_q  <= '0;
     end else begin
       if (in_valid && in_ready && in_last) rxport_wr_q <= rxport_wr_q + 1'b1;
       if (p_valid && p_ready) rxport_st_q <= rxport_st_q + 1'b1;
+      if (rss_valid && rss_ready) rxport_dp_q <= rxport_dp_q + 1'b1;
       if (st_valid && st_ready) rxcls_wr_q <= rxcls_wr_q + 1'b1;
       ev_q <= x_ev_valid;
       if (x_ev_valid) rxport_rd_q <= rxport_rd_q + 1'b1;

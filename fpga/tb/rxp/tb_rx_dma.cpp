@@ -123,8 +123,9 @@ struct Ev {
 
 const char *kind_name(unsigned k) {
     static const char *n[] = {"OK",       "NO_BUF",  "NO_BUF_Q", "MALFORMED", "OVERSIZE",
-                              "RD_ERR",   "PROT_ERR", "WR_ERR",  "FILTERED",  "FLOW_DROP"};
-    return k < 10 ? n[k] : "?";
+                              "RD_ERR",   "PROT_ERR", "WR_ERR",  "FILTERED",  "FLOW_DROP",
+                              "PAUSE",    "STALE"};
+    return k < 12 ? n[k] : "?";
 }
 
 struct RdJob { uint64_t addr; unsigned len; uint64_t at; unsigned tags; };
@@ -147,14 +148,19 @@ struct Bench {
     // RQ state mirrored by the test (model holds the truth).
     unsigned log_size[NRQ]{}, log_stride[NRQ]{};
     std::deque<Frame> tx;                      // frames to stream (with FCS)
-    struct Meta { unsigned rqn; uint32_t hash; uint8_t htype; kite_ref::Rx rx; unsigned kind; };
+    struct Meta { unsigned rqn; uint32_t hash; uint8_t htype; kite_ref::Rx rx; unsigned kind; bool pause; };
     std::deque<Meta> metas;
     std::deque<Ev> exp_ev;
     std::deque<Cqe> exp_cqe, got_cqe;
     uint32_t cq_rd[NCQ_USED + 1]{};
     long flush_cqes = 0, frames = 0, events = 0, cqes_checked = 0, stripped = 0;
     long fcs_kept = 0, fcs_kept_stripped = 0, zero_csum = 0;
-    long kinds[10]{};
+    long kinds[12]{};
+    // PAUSE (kite_card_rxhold's side of it): frames marked stale (sent again
+    // after a park) leave no trace; frames of a port with PAUSE_RX are
+    // parked, not dropped, when their ring is empty.
+    bool pause_mix = false;
+    long parks = 0;
     // Steering drops (kite_rx_steer's verdict on the meta port), in rounds
     // of their own after the others (so the figures stay as they were).
     bool steer_drops = false;
@@ -337,6 +343,21 @@ struct Bench {
         kite::rss_result h;
         if (rc.hash_fields && !rx.p.malformed) h = kite::rss_hash(f.data(), rx.p, rc.hash_fields, rc.key);
         unsigned rqn = rc.table[rc.hash_fields ? h.hash % rc.table_size : 0];
+        const bool pause = pause_mix && tb::chance(rng, 0.5);
+        if (pause_mix && tb::chance(rng, 0.15)) {
+            // Stale: the model never sees it (its port sends it again).
+            fc.rx_mode = kite::spec::rx_mode_in::FLAGS_PROMISC;
+            rule.valid = 0;
+            Frame w = f;
+            uint32_t fcs = kite::crc32(f.data(), f.size());
+            for (int i = 0; i < 4; i++) w.push_back(uint8_t(fcs >> (8 * i)));
+            exp_ev.push_back(Ev{11, rqn, unsigned(f.size()), false, false});
+            metas.push_back({rqn, h.hash, h.hash_type, rx, 11, false});
+            tx.push_back(w);
+            frames++;
+            kinds[11]++;
+            return;
+        }
         kite::spec::queue_stats qb{};
         bool was_err = false;
         if (rqn < NRQ) {
@@ -369,6 +390,7 @@ struct Bench {
             e.kind = qa.drops != qb.drops ? 2 : (qa.errors != qb.errors ? 5 : 1);
         else if (qa.errors != qb.errors) e.kind = (now_err && !was_err) ? 7 : 6;
         else { chk.expect(false, "model outcome not classified (frame %ld)", frames); e.kind = 9; }
+        if (pause && e.kind == 2) e.kind = 10;   // parked: the model's drop count aside, nothing else moves
         if (e.kind == 0 && (ref.hw.rq[rqn].flags & create_wq_in::FLAGS_RX_FCS)) {
             fcs_kept++;
             fcs_kept_stripped += (ref.hw.rq[rqn].flags & create_wq_in::FLAGS_VLAN_STRIP) && rx.p.num_vlans > 0;
@@ -394,10 +416,10 @@ struct Bench {
                 exp_cqe.push_back(x);
             }
         }
-        metas.push_back({rqn, h.hash, h.hash_type, rx, e.kind});
+        metas.push_back({rqn, h.hash, h.hash_type, rx, e.kind, pause});
         tx.push_back(w);
         frames++;
-        kinds[std::min(e.kind, 9u)]++;
+        kinds[std::min(e.kind, 11u)]++;
     }
 
     // ---------------------------------------------------------- RTL side
@@ -433,6 +455,8 @@ struct Bench {
             m.meta_csum_i = x.rx.csum_complete;
             m.meta_drop_i = x.kind == 8 || x.kind == 9;
             m.meta_drop_flow_i = x.kind == 9;
+            m.meta_stale_i = x.kind == 11;
+            m.meta_pause_i = x.pause;
         } else {
             m.meta_valid_i = 0;
         }
@@ -472,6 +496,7 @@ struct Bench {
             tx_off += n;
             if (tx_off == tx.front().size()) { tx.pop_front(); tx_off = 0; sent_frames++; }
         }
+        parks += m.park_o;
         if (m.meta_valid_i && m.meta_ready_o) { metas.pop_front(); meta_sent++; }
         if (m.rd_req_valid_o && m.rd_req_ready_i) {
             uint64_t a = m.rd_req_addr_o;
@@ -771,7 +796,19 @@ int main(int argc, char **argv) {
             b.p_ready = tb::chance(rng, 0.5) ? 1.0 : 0.6;
             b.round(tb::rnd(rng, 1, 40));
         }
+        // Stale frames and PAUSE mixed in, likewise.
+        b.steer_drops = false;
+        b.pause_mix = true;
+        for (long r = 0; r < rounds / 5; r++) {
+            b.p_gap = tb::chance(rng, 0.5) ? 0.0 : 0.3;
+            b.p_ready = tb::chance(rng, 0.5) ? 1.0 : 0.6;
+            b.round(tb::rnd(rng, 1, 40));
+        }
         rng = saved;
+        std::printf("[rx_dma] PAUSE rounds: %ld parked (%ld park_o pulses), %ld stale frames discarded\n",
+                    b.kinds[10], b.parks, b.kinds[11]);
+        chk.expect(b.kinds[10] > 5 && b.kinds[11] > 20 && b.parks == b.kinds[10],
+                   "parked and stale frames exercised, park_o once per parked frame");
         std::printf("[rx_dma] %ld frames: OK %ld, NO_BUF %ld, NO_BUF_Q %ld, MALFORMED %ld, OVERSIZE %ld, RD_ERR %ld, "
                     "PROT_ERR %ld, WR_ERR %ld, FILTERED %ld, FLOW_DROP %ld; %ld VLAN-stripped; %ld flush CQEs left to the queue manager; %ld frames "
                     "already dispatched behind a failed write to their RQ\n",

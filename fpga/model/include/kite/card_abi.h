@@ -73,9 +73,10 @@ struct kite_card_abi {
 	void (*mmio_write)(struct kite_card *card, kite_fn_t fn, unsigned int bar,
 			   uint64_t off, uint64_t val, unsigned int size);
 	/*
-	 * A frame arrived on @port (FCS included). Returns 1 if taken (received or
-	 * dropped and counted), 0 if the port applies back-pressure (pause); the
-	 * platform then holds it and retries after ops->rx_ready().
+	 * A frame arrived on @port (FCS included). Returns 1 if taken (received,
+	 * dropped and counted, or kept by the port to wait for a receive buffer:
+	 * PAUSE), 0 if the port applies back-pressure (it keeps a frame); the
+	 * platform then holds this one and retries after ops->rx_ready().
 	 */
 	int (*frame_in)(struct kite_card *card, unsigned int port, const void *frame, size_t len);
 	void (*timer)(struct kite_card *card);
