@@ -6,11 +6,10 @@ minutes of CPU with yosys 0.23, so the top is synthesized the way large FPGA
 designs are: each block out of context, then the top with its blocks as
 black boxes.
 
-  1. The top's own logic (kite_card, kite_card_txg, kite_card_fcs,
-     kite_card_rxhold: TX gather, FCS, PAUSE buffers, glue) is synthesized
-     by synth_xilinx with every block of fpga/rtl/blocks.list read as a
-     black box (read_verilog -lib): yosys elaborates the whole hierarchy
-     and checks every instance's ports.
+  1. The top's own logic (kite_card, kite_card_txg, kite_card_fcs: TX gather,
+     FCS, glue) is synthesized by synth_xilinx with every block of
+     fpga/rtl/blocks.list read as a black box (read_verilog -lib): yosys
+     elaborates the whole hierarchy and checks every instance's ports.
   2. Every black-box instance is matched to its block. Instances with the
      block's default parameters use that block's own result (fpga/check.sh
      synthesizes the blocks first); others are synthesized again with the
@@ -38,7 +37,7 @@ SYN = ROOT / "build" / "rtl" / "syn"
 CACHE = pathlib.Path(os.environ.get("KITE_CACHE", "/var/cache/kite")) / "rtl-syn"
 TOP = "kite_card"
 # Card-only modules: synthesized with the top, not black boxes.
-CARD_OWN = {"kite_card.sv", "kite_card_txg.sv", "kite_card_fcs.sv", "kite_card_rxhold.sv"}
+CARD_OWN = {"kite_card.sv", "kite_card_txg.sv", "kite_card_fcs.sv"}
 COMMON = {"kite_pkg.sv", "kite_rtl_pkg.sv"}
 
 

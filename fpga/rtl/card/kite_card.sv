@@ -817,14 +817,20 @@ module kite_card #(
 
   // PAUSE at dispatch. The frame's port and epoch are read in frame order
   // as kite_rx_dma takes records. A frame sent before its port's last park
-  // carries the old epoch: it is stale (it will come again) and discarded.
-  // A port with PAUSE_RX parks a frame whose ring is empty.
-  logic             x_park, d_stale;
+  // carries the old epoch: it is stale (it will come again) and discarded
+  // like a steering drop, without a count. A port with PAUSE_RX parks a
+  // frame whose ring is empty (kite_rx_dma's park_o; it drops the frame
+  // as EV_NO_BUF_Q, which then counts rx_pause only). Both are noted per
+  // frame for its event.
+  logic             x_park, d_stale, e_stale_x, e_park_x;
   logic [PW-1:0]    dsp_port, ev_port;
   logic [NPORT-1:0] dep_q, pause_q;
+  logic [1:0]       rxmark_mem [NRXF];    // {stale, parked}
   assign dsp_port  = rxport_mem[rxport_dp_q[5:0]];
-  assign d_stale = rxep_mem[rxport_dp_q[5:0]] != dep_q[dsp_port];
-  assign ev_port = rxport_mem[rxport_rd_q[5:0]];
+  assign d_stale   = rxep_mem[rxport_dp_q[5:0]] != dep_q[dsp_port];
+  assign ev_port   = rxport_mem[rxport_rd_q[5:0]];
+  assign {e_stale_x, e_park_x} = rxmark_mem[rxport_rd_q[5:0]];
+  always_ff @(posedge clk_i) if (rss_valid && rss_ready) rxmark_mem[rxport_dp_q[5:0]] <= {d_stale, x_park};
 
   // What may let a parked frame through: an RQ doorbell or RQ context of
   // its port, its port's PAUSE setting.
@@ -833,8 +839,8 @@ module kite_card #(
   always_comb begin
     for (int p = 0; p < NPORT; p++) begin
       h_park[p]   = x_park && dsp_port == PW'(p);
-      h_rewind[p] = x_ev_valid && x_ev_kind == 4'd10 && ev_port == PW'(p);
-      h_commit[p] = x_ev_valid && x_ev_kind != 4'd10 && x_ev_kind != 4'd11 && ev_port == PW'(p);
+      h_rewind[p] = x_ev_valid && e_park_x && ev_port == PW'(p);
+      h_commit[p] = x_ev_valid && !e_park_x && !e_stale_x && ev_port == PW'(p);
       h_resume[p] = (acc_valid && acc_rq && rqport_q[acc_qn] == PW'(p)) ||
                     (fw_wq_valid_i && fw_wq_ready && fw_wq_rq_i && fw_wq_port_i == PW'(p)) ||
                     (fw_port_we_i && fw_port_sel_i == PW'(p));
@@ -863,8 +869,8 @@ module kite_card #(
     .meta_hash_i(rss_hash),
     .meta_hash_type_i(rss_htype), .meta_num_vlans_i(r_num_vlans), .meta_tci_i(r_tci), .meta_ipv4_i(r_v4),
     .meta_ipv4_hdr_ok_i(r_v4ok), .meta_l4_ok_i(r_l4ok), .meta_l4_bad_i(r_l4bad), .meta_malformed_i(r_malf),
-    .meta_csum_i(r_csum), .meta_drop_i(r_drop), .meta_drop_flow_i(r_drop_flow),
-    .meta_stale_i(d_stale), .meta_pause_i(pause_q[dsp_port]), .park_o(x_park),
+    .meta_csum_i(r_csum), .meta_drop_i(r_drop || d_stale), .meta_drop_flow_i(r_drop_flow),
+    .meta_pause_i(pause_q[dsp_port]), .park_o(x_park),
     .rd_req_valid_o(x_rd_valid), .rd_req_ready_i(x_rd_ready), .rd_req_id_o(x_rd_id), .rd_req_fn_o(x_rd_fn),
     .rd_req_addr_o(x_rd_addr), .rd_req_len_o(x_rd_len),
     .rd_rsp_valid_i(x_rsp_valid), .rd_rsp_ready_o(x_rsp_ready), .rd_rsp_data_i(rd_rsp_data),
@@ -1227,16 +1233,16 @@ module kite_card #(
 
   // kite_rx_dma's event, with the frame's port and destination class, one
   // register stage before the counters.
-  logic         ev_q;
+  logic         ev_q, e_stale, e_park;
   logic [3:0]   e_kind;
   logic [15:0]  e_qn, e_len;
   logic         e_ok, e_bad, e_mc, e_bc;
   logic [PW-1:0] e_port;
   logic [IW-1:0] e_pbase, e_qbase;
   always_ff @(posedge clk_i) if (x_ev_valid)
-    {e_kind, e_qn, e_len, e_ok, e_bad, e_mc, e_bc, e_port} <=
+    {e_kind, e_qn, e_len, e_ok, e_bad, e_mc, e_bc, e_port, e_stale, e_park} <=
         {x_ev_kind, x_ev_qn, x_ev_len, x_ev_csum_ok, x_ev_bad_csum,
-         rxcls_mem[rxport_rd_q[5:0]], rxport_mem[rxport_rd_q[5:0]]};
+         rxcls_mem[rxport_rd_q[5:0]], rxport_mem[rxport_rd_q[5:0]], e_stale_x, e_park_x};
   assign e_pbase = IW'(32'(e_port) * 32);
   assign e_qbase = IW'(64 + 8 * (512 + 32'(e_qn[QW-1:0])));   // RQ n: queue slot 512 + n
 
@@ -1269,15 +1275,19 @@ module kite_card #(
       4'd3: begin r_inc[0] = 1'b1; r_idx[0] = e_pbase + 27; end            // rx_malformed
       4'd8: begin r_inc[0] = 1'b1; r_idx[0] = e_pbase + 9; end             // rx_filtered
       4'd9: begin r_inc[0] = 1'b1; r_idx[0] = e_pbase + 30; end            // rx_flow_drop
-      4'd10: begin r_inc[0] = 1'b1; r_idx[0] = e_pbase + 16; end           // rx_pause (parked)
-      4'd11: ;                                                             // stale: sent again later
       4'd4: begin                                                          // rx_oversize, RQ drops
         r_inc[0] = 1'b1; r_idx[0] = e_pbase + 6;
         r_inc[4] = 1'b1; r_idx[4] = e_qbase + 2;
       end
       default: begin r_inc[4] = 1'b1; r_idx[4] = e_qbase + 3; end          // RQ errors
     endcase
-    if (!ev_q) r_inc = '0;
+    // PAUSE: a parked frame counts rx_pause only, a stale one nothing.
+    if (e_park) begin
+      r_inc    = '0;
+      r_inc[0] = 1'b1;
+      r_idx[0] = e_pbase + 16;
+    end
+    if (!ev_q || e_stale) r_inc = '0;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -11,11 +11,11 @@
 //                                  EV_FLOW_DROP (flow rule action 2)
 //   RQ not valid or not RDY        drop, EV_NO_BUF
 //   malformed                      drop, EV_MALFORMED
-//   sent again (meta_stale_i)      discarded, EV_STALE (kite_card_rxhold)
 //   ring empty (pi == ci)          drop, EV_NO_BUF_Q (rx_no_buffer, RQ drops);
-//                                  with meta_pause_i parked, EV_PAUSE
-//                                  (park_o at dispatch; kite_card_rxhold
-//                                  sends it again)
+//                                  with meta_pause_i also park_o at
+//                                  dispatch: the card keeps the frame
+//                                  (PAUSE, kite_card_rxhold) and counts
+//                                  rx_pause instead
 //   WQE read (stride bytes at base + (ci mod size) << log_stride) failed:
 //                                  drop, RQ to ERR, EV_RD_ERR
 //   frame longer than the WQE's scatter list (entries up to the first of
@@ -127,9 +127,8 @@ module kite_rx_dma #(
   input  logic [15:0]           meta_csum_i,      // kite_rxp csum_complete
   input  logic                  meta_drop_i,      // kite_rx_steer: discard the frame
   input  logic                  meta_drop_flow_i, // reason: flow rule (else receive filter)
-  input  logic                  meta_stale_i,     // discard without a trace (EV_STALE)
-  input  logic                  meta_pause_i,     // the port holds frames for an empty ring
-  output logic                  park_o,           // this frame is parked (EV_PAUSE)
+  input  logic                  meta_pause_i,     // its port holds frames for an empty ring
+  output logic                  park_o,           // it is held (dispatched as EV_NO_BUF_Q)
 
   // DMA read (WQE); the top routes this client's responses here.
   output logic                  rd_req_valid_o,
@@ -204,7 +203,7 @@ module kite_rx_dma #(
   endfunction
   localparam logic [3:0] EV_OK = 4'd0, EV_NO_BUF = 4'd1, EV_NO_BUF_Q = 4'd2, EV_MALFORMED = 4'd3,
                          EV_OVERSIZE = 4'd4, EV_RD_ERR = 4'd5, EV_PROT_ERR = 4'd6, EV_WR_ERR = 4'd7,
-                         EV_FILTERED = 4'd8, EV_FLOW_DROP = 4'd9, EV_PAUSE = 4'd10, EV_STALE = 4'd11;
+                         EV_FILTERED = 4'd8, EV_FLOW_DROP = 4'd9;
   localparam logic [1:0] ST_RST = 2'(kite_pkg::WQ_STATE_RST);
   localparam logic [1:0] ST_RDY = 2'(kite_pkg::WQ_STATE_RDY);
   localparam logic [1:0] ST_ERR = 2'(kite_pkg::WQ_STATE_ERR);
@@ -726,14 +725,14 @@ module kite_rx_dma #(
     d_wait  = 1'b0;
     d_alloc = 1'b0;
     if (!d_have) d_wait = 1'b1;
-    else if (meta_stale_i) d_kind = EV_STALE;
     else if (meta_drop_i) d_kind = meta_drop_flow_i ? EV_FLOW_DROP : EV_FILTERED;
     else if (!qn_ok || !en_q[qn] || st_q[qn] != ST_RDY) d_kind = EV_NO_BUF;
     else if (meta_malformed_i) d_kind = EV_MALFORMED;
     else if (pi_d == ci_d) begin
-      // A frame parked waits for the older frames of its RQ: if one of
-      // them fails, the RQ is in ERR and this one is the model's NO_BUF.
-      d_kind = meta_pause_i ? EV_PAUSE : EV_NO_BUF_Q;
+      // A frame to be held waits for the delivering frames of its RQ: if
+      // one of them fails, the RQ is in ERR and this one is the model's
+      // NO_BUF, not held.
+      d_kind = EV_NO_BUF_Q;
       d_wait = meta_pause_i && haz;
     end
     else if (!hit) begin
@@ -756,7 +755,7 @@ module kite_rx_dma #(
   assign d_ok      = d_go && d_kind == EV_OK;
   assign d_consume = d_go && (d_kind == EV_OK || d_kind == EV_PROT_ERR);
   assign meta_ready_o = d_go;
-  assign park_o       = d_go && d_kind == EV_PAUSE;
+  assign park_o       = d_go && d_kind == EV_NO_BUF_Q && meta_pause_i;
 
   logic l3_ok_d, bad_csum_d;
   logic [15:0] csum_adj, csum_fix;
