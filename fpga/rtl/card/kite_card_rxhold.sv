@@ -8,10 +8,10 @@
 // its ring empty on a port with PAUSE_RX is parked: kite_rx_dma says so at
 // dispatch (park_i) and, in frame order, when it is the oldest undecided
 // frame (rewind_i). Reading then goes back to that frame's first beat, the
-// frames sent after it are forgotten here (kite_rx_dma discards them
-// because they carry the old epoch, m_epoch_o) and will be sent again, and
-// the port sends nothing (xoff_o, the pause request to the MAC) until
-// resume_i: something that could let the frame through changed (an RQ
+// frames sent after it are forgotten here (they carry the old epoch,
+// m_epoch_o, so the card has kite_rx_dma discard them) and will be sent
+// again, and the port sends nothing (xoff_o, the pause request to the MAC)
+// until resume_i: something that could let the frame through changed (an RQ
 // doorbell or RQ context of the port, the port's PAUSE setting). A resume
 // between park_i and rewind_i counts, so a doorbell that raced the
 // decision is not lost. A rewind waits for the end of a frame being sent,
