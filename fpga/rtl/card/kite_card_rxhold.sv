@@ -52,7 +52,7 @@ module kite_card_rxhold #(
   localparam int unsigned EW = 1 + 7 + 512;
 
   logic [EW-1:0] mem [DEPTH];
-  logic [AW:0]   wr_q, rd_q, cm_q, oa_q;   // oa_q: address after the beat in out_q
+  logic [AW:0]   wr_q, rd_q, cm_q;         // rd_q is also the address after the beat in out_q
   logic [EW-1:0] out_q;
   logic          ov_q, mid_q, pend_q, blk_q, seen_q, ep_q;
   logic [AW:0]   ef_mem [NF];               // end of each frame sent and undecided
@@ -86,7 +86,7 @@ module kite_card_rxhold #(
 
   always_ff @(posedge clk_i) begin
     if (rd_en) out_q <= mem[rd_q[AW-1:0]];
-    if (m_go && m_last_o) ef_mem[ef_wr_q[FW-1:0]] <= oa_q;
+    if (m_go && m_last_o) ef_mem[ef_wr_q[FW-1:0]] <= rd_q;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -94,7 +94,6 @@ module kite_card_rxhold #(
       wr_q    <= '0;
       rd_q    <= '0;
       cm_q    <= '0;
-      oa_q    <= '0;
       ov_q    <= 1'b0;
       mid_q   <= 1'b0;
       pend_q  <= 1'b0;
@@ -126,7 +125,6 @@ module kite_card_rxhold #(
         if (m_go && m_last_o) ef_wr_q <= ef_wr_q + 1'b1;
         if (rd_en) begin
           rd_q <= rd_q + 1'b1;
-          oa_q <= rd_q + 1'b1;
           ov_q <= 1'b1;
         end else if (m_go) begin
           ov_q <= 1'b0;
