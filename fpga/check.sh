@@ -42,6 +42,12 @@ result() {  # result NAME STATUS [LOG]
 
 mapfile -t blocks < <(grep -v '^\s*#' fpga/rtl/blocks.list | grep -v '^\s*$')
 
+# The cpu testbench also runs the firmware (rv32imac) on the core.
+st=0
+make -s -C firmware fw-rv32 BUILD="$root/build/fw-rv32" >"$logs/fw-rv32.log" 2>&1 || st=$?
+result "build the firmware for the cpu testbench (firmware/rv32, rv32imac)" $st "$logs/fw-rv32.log"
+export KITE_FW_ELF=$root/build/fw-rv32/kite-fw.elf
+
 for line in "${blocks[@]}"; do
     read -r name top tbcpp srcs <<<"$line"
     # shellcheck disable=SC2206

@@ -22,7 +22,7 @@ while read -r h; do sib+=("$(dirname "$tbcpp")/$h"); done \
     < <(sed -n 's|^#include "\(\.\./[a-z_]*/[a-z_]*\.hpp\)"|\1|p' "$tbcpp")
 stamp=$( (cat "$tbcpp" "$(dirname "$tbcpp")"/*.hpp "${sib[@]}" "$root"/fpga/tb/common/*.hpp "$root"/fpga/model/include/kite/*.hpp \
     "$root"/fpga/model/txp/*.?pp "$root"/fpga/model/card/hw.hpp \
-    "$root"/fpga/model/{queue,doorbell,mac,roce,stats,rss,rxp}/*.?pp "$@"; echo "${flags[*]//$root/@ROOT@}"; verilator --version; g++ --version) | sha256sum | cut -c1-16)
+    "$root"/fpga/model/{queue,doorbell,mac,roce,stats,rss,rxp,cpu}/*.?pp "$@"; echo "${flags[*]//$root/@ROOT@}"; verilator --version; g++ --version) | sha256sum | cut -c1-16)
 if [ -x "$out/tb" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
     echo "$out/tb"; exit 0
 fi
