@@ -46,7 +46,7 @@ mapfile -t blocks < <(grep -v '^\s*#' fpga/rtl/blocks.list | grep -v '^\s*$')
 st=0
 make -s -C firmware fw-rv32 BUILD="$root/build/fw-rv32" >"$logs/fw-rv32.log" 2>&1 || st=$?
 result "build the firmware for the cpu testbench (firmware/rv32, rv32imac)" $st "$logs/fw-rv32.log"
-export KITE_FW_ELF=$root/build/fw-rv32/kite-fw.elf
+export KITE_FW_ELF=$root/build/fw-rv32/kite-fw.elf KITE_FW_HEX=$root/build/fw-rv32/kite-fw.hex
 
 for line in "${blocks[@]}"; do
     read -r name top tbcpp srcs <<<"$line"

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
-// HAL of the soft CPU over its MMIO window (sketch of the RTL's cpu block:
-// the register map below is what fpga/rtl/cpu will implement).
+// HAL of the soft CPU (kite_cpu_sys, fpga/rtl/cpu) over its MMIO window at
+// 0x2000_0000. The window's card side is not written yet, so the register
+// map below is still a sketch; Documentation/hw/rtl.rst, "Control CPU", has
+// the plan (kite_card's firmware ports as registers, the context
+// translation of fpga/cosim/rtl_card.cpp moved into the firmware).
 #include "kite_fw/fw.hpp"
 
 extern "C" {

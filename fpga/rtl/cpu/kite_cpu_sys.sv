@@ -1,0 +1,124 @@
+// The control CPU with its memories: kite_cpu, the firmware ROM, the data
+// RAM and the MMIO window (firmware/rv32/link.ld and hal_mmio.cpp):
+//   0x0000_0000  ROM, ROM_KB: code and constants (and .data's image). A
+//                store is an access fault. Loaded with the bitstream
+//                (ROM_HEX, $readmemh of firmware/rv32's image) or through
+//                ld_*, the board's loader port (a firmware update from flash
+//                without a new bitstream).
+//   0x1000_0000  RAM, RAM_KB: data, stack. Fetching from it is an access
+//                fault, so a wild jump traps instead of running data.
+//   0x2000_0000  the MMIO window, 64 KiB, passed to io_* (the card side
+//                answers; its ack may come in the request's cycle).
+//   elsewhere    access fault.
+// Both memories are block RAM with a registered read: a ROM or RAM access
+// is acknowledged the cycle after the request.
+module kite_cpu_sys #(
+  parameter int unsigned ROM_KB  = 128,
+  parameter int unsigned RAM_KB  = 128,
+  parameter              ROM_HEX = ""
+) (
+  input  logic        clk_i,
+  input  logic        rst_ni,
+
+  input  logic                      ld_we_i,    // ROM loader: a word per cycle, the CPU in reset
+  input  logic [$clog2(ROM_KB*256)-1:0] ld_word_i,
+  input  logic [31:0]                ld_data_i,
+
+  output logic        io_req_o,
+  output logic        io_we_o,
+  output logic [15:0] io_addr_o,      // byte offset in the window, word aligned
+  output logic [3:0]  io_be_o,
+  output logic [31:0] io_wdata_o,
+  input  logic        io_ack_i,
+  input  logic        io_err_i,
+  input  logic [31:0] io_rdata_i,
+
+  output logic        rt_valid_o,
+  output logic [31:0] rt_pc_o,
+  output logic [31:0] rt_insn_o,
+  output logic        rt_trap_o,
+  output logic [3:0]  rt_cause_o,
+  output logic [31:0] rt_tval_o,
+  output logic [4:0]  rt_rd_o,
+  output logic [31:0] rt_rd_val_o,
+  output logic [31:0] rt_next_pc_o
+);
+  localparam int unsigned ROM_W = ROM_KB * 256, RAM_W = RAM_KB * 256;   // 32-bit words
+  localparam int unsigned ROM_AW = $clog2(ROM_W), RAM_AW = $clog2(RAM_W);
+
+  logic        req, instr, we, ack, err;
+  logic [31:0] addr, wdata, rdata;
+  logic [3:0]  be;
+
+  kite_cpu u_core (
+    .clk_i, .rst_ni,
+    .bus_req_o(req), .bus_instr_o(instr), .bus_we_o(we), .bus_addr_o(addr), .bus_be_o(be),
+    .bus_wdata_o(wdata), .bus_ack_i(ack), .bus_err_i(err), .bus_rdata_i(rdata),
+    .rt_valid_o, .rt_pc_o, .rt_insn_o, .rt_trap_o, .rt_cause_o, .rt_tval_o, .rt_rd_o, .rt_rd_val_o,
+    .rt_next_pc_o
+  );
+
+  logic in_rom, in_ram, in_io;
+  assign in_rom = addr[31:28] == 4'h0 && addr[27:2] < 26'(ROM_W);
+  assign in_ram = addr[31:28] == 4'h1 && addr[27:2] < 26'(RAM_W);
+  assign in_io  = addr[31:16] == 16'h2000;
+
+  // A ROM or RAM access starts when its request is seen and is answered the
+  // next cycle (the core holds the request until then).
+  logic mem_ok, busy_q, sel_ram_q;
+  assign mem_ok = (in_rom && !we) || (in_ram && !instr);
+
+  (* ram_style = "block" *) logic [31:0] rom [ROM_W];
+  logic [31:0] rom_q, ram_q;
+  initial if (ROM_HEX != "") $readmemh(ROM_HEX, rom);
+
+  always_ff @(posedge clk_i) begin
+    if (ld_we_i) rom[ld_word_i] <= ld_data_i;
+    if (req && !busy_q && in_rom) rom_q <= rom[addr[ROM_AW+1:2]];
+  end
+
+  // The RAM as four byte lanes: a 32K-deep block RAM is built of 32K x 1
+  // primitives, which have no byte enables.
+  logic ram_en;
+  assign ram_en = req && !busy_q && in_ram && !instr;
+  for (genvar l = 0; l < 4; l++) begin : g_lane
+    (* ram_style = "block" *) logic [7:0] lane [RAM_W];   // (yosys would pick distributed RAM)
+`ifndef SYNTHESIS
+    // Block RAM configures to zero; a simulator must be told (synthesis
+    // would unroll the loop word by word).
+    initial for (int i = 0; i < RAM_W; i++) lane[i] = 8'h0;
+`endif
+    always_ff @(posedge clk_i) begin
+      if (ram_en) begin
+        if (we && be[l]) lane[addr[RAM_AW+1:2]] <= wdata[8*l +: 8];
+        ram_q[8*l +: 8] <= lane[addr[RAM_AW+1:2]];
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      busy_q <= 1'b0;
+      sel_ram_q <= 1'b0;
+    end else begin
+      busy_q <= req && !busy_q && mem_ok;
+      sel_ram_q <= in_ram;
+    end
+  end
+
+  assign io_req_o   = req && in_io && !instr;
+  assign io_we_o    = we;
+  assign io_addr_o  = addr[15:0];
+  assign io_be_o    = be;
+  assign io_wdata_o = wdata;
+
+  always_comb begin
+    if (busy_q) begin
+      ack = 1'b1; err = 1'b0; rdata = sel_ram_q ? ram_q : rom_q;
+    end else if (in_io && !instr) begin
+      ack = io_ack_i; err = io_err_i; rdata = io_rdata_i;
+    end else begin
+      ack = req && !mem_ok; err = 1'b1; rdata = 32'h0;   // not mapped, or the wrong kind of access
+    end
+  end
+endmodule
