@@ -36,6 +36,7 @@
 #include "kite/ctx.hpp"
 #include "kite/ordered_set.hpp"
 #include "kite/spec.hpp"
+#include "kite_fw/card_ports.hpp"
 #include "kite_fw/fw.hpp"
 #include "kite_fw/hal.hpp"
 #include "verilated.h"
@@ -763,11 +764,12 @@ void kite_card::fw_func(uint16_t fn) {
     const ctx::func_ctx &f = func_[fn];
     m_->fw_fn_we_i = 1;
     m_->fw_fn_sel_i = uint8_t(fn);
-    m_->fw_fn_db_pages_i = f.enabled ? f.db_pages : 0;
+    m_->fw_fn_db_pages_i = fw::card::fn_db_pages(f);
     m_->fw_fn_port_i = f.port & 1;
     cycle();
-    uint8_t d[2] = {uint8_t(f.async_eqn), uint8_t(f.async_eqn >> 8)};
-    fw_cmd(7, fn, d, 2);  // FN_CTX
+    uint8_t d[2];
+    fw::card::fn_cmd(f, d);
+    fw_cmd(fw::card::OP_FN_CTX, fn, d, 2);
 }
 
 // VF enable, as the model's Card::set_num_vfs: each VF gets its function
@@ -850,18 +852,19 @@ void kite_card::phy_service() {
 
 void kite_card::fw_wq(bool rq, uint32_t qn, const ctx::wq_ctx &w) {
     Vkite_card &m = *m_;
+    const fw::card::wq_port p = fw::card::wq_fields(w);
     m.fw_wq_rq_i = rq;
     m.fw_wq_qn_i = uint16_t(qn);
-    m.fw_wq_en_i = w.valid && w.kind == ctx::WQ_ETH;
-    m.fw_wq_state_i = w.state & 3;
-    m.fw_wq_fn_i = uint8_t(w.fn);
-    m.fw_wq_page_i = uint8_t(w.db_page);
-    m.fw_wq_log_size_i = w.log_size & 0xf;
-    m.fw_wq_log_stride_i = w.log_stride & 0xf;
-    m.fw_wq_cqn_i = uint16_t(w.cqn);
-    m.fw_wq_port_i = w.port & 1;
-    m.fw_wq_base_i = w.base;
-    m.fw_wq_flags_i = w.flags;
+    m.fw_wq_en_i = p.en;
+    m.fw_wq_state_i = p.state;
+    m.fw_wq_fn_i = p.fn;
+    m.fw_wq_page_i = p.page;
+    m.fw_wq_log_size_i = p.log_size;
+    m.fw_wq_log_stride_i = p.log_stride;
+    m.fw_wq_cqn_i = p.cqn;
+    m.fw_wq_port_i = p.port;
+    m.fw_wq_base_i = p.base;
+    m.fw_wq_flags_i = p.flags;
     m.fw_wq_valid_i = 1;
     for (int i = 0; i < 100000; i++) {
         cycle();
@@ -904,65 +907,20 @@ void kite_card::fw_flt(unsigned port, unsigned addr, uint64_t v) {
     m_->fw_flt_we_i = 0;
 }
 
-// kite_rx_steer's table words (its header has the map): MACs in wire order
-// from bit 0, IP addresses with byte 0 on top.
-static uint64_t mac_word(const uint8_t *m) {
-    uint64_t v = 0;
-    for (int i = 0; i < 6; i++)
-        v |= uint64_t(m[i]) << (8 * i);
-    return v;
-}
-static uint64_t ip_word(const uint8_t *ip) {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | ip[i];
-    return v;
-}
-static void filter_words(const ctx::filter_ctx &f, std::vector<std::pair<unsigned, uint64_t>> &w) {
-    w.push_back({0x000, f.rx_mode & 0xfu});
-    w.push_back({0x001, mac_word(f.perm_mac)});
-    for (unsigned i = 0; i < ctx::NUM_UC; i++)
-        w.push_back({0x040 + i, mac_word(f.uc[i]) | uint64_t(i < f.num_uc) << 48});
-    for (unsigned i = 0; i < ctx::NUM_MC; i++)
-        w.push_back({0x080 + i, mac_word(f.mc[i]) | uint64_t(i < f.num_mc) << 48});
-    for (unsigned i = 0; i < 64; i++) {
-        uint64_t v;
-        std::memcpy(&v, f.vlan + 8 * i, 8);
-        w.push_back({0x0c0 + i, v});
-    }
-}
-
 // The PF's filter of a port: the words that changed (all on the first write:
 // the VLAN bitmap RAM has no reset).
 void kite_card::fw_filter(unsigned port, const ctx::filter_ctx *old) {
-    std::vector<std::pair<unsigned, uint64_t>> w, o;
-    filter_words(filter_[ctx::filter_index(0, port)], w);
-    if (old)
-        filter_words(*old, o);
-    for (size_t i = 0; i < w.size(); i++)
-        if (!old || w[i].second != o[i].second)
-            fw_flt(port, w[i].first, w[i].second);
+    const ctx::filter_ctx &f = filter_[ctx::filter_index(0, port)];
+    for (unsigned i = 0; i < fw::card::FILTER_WORDS; i++) {
+        uint64_t w = fw::card::filter_word(f, i);
+        if (!old || w != fw::card::filter_word(*old, i))
+            fw_flt(port, fw::card::filter_addr(i), w);
+    }
 }
 
 void kite_card::fw_flow(unsigned port, unsigned rule) {
-    using fr = flow_rule_in;
-    const ctx::flow_ctx &f = flow_[ctx::flow_index(0, port, rule)];
-    uint64_t w0 = uint64_t(f.valid != 0) | uint64_t((f.match & fr::MATCH_IPV6) != 0) << 1 |
-                  uint64_t((f.match & fr::MATCH_SRC_IP) != 0) << 2 | uint64_t((f.match & fr::MATCH_DST_IP) != 0) << 3 |
-                  uint64_t((f.match & fr::MATCH_SRC_PORT) != 0) << 4 |
-                  uint64_t((f.match & fr::MATCH_DST_PORT) != 0) << 5 |
-                  uint64_t(std::min<uint8_t>(f.action, 3)) << 6 | uint64_t(f.l4_proto) << 8 |
-                  uint64_t(f.sport) << 16 | uint64_t(f.dport) << 32 | uint64_t(f.ctx & 0xf) << 48;
-    unsigned a = 0x200 + 8 * rule;
-    // Valid last: the rule never matches half written.
-    fw_flt(port, a, w0 & ~uint64_t(1));
-    fw_flt(port, a + 1, std::min<uint32_t>(f.rq, 0xffff));  // beyond: no such RQ either way
-    fw_flt(port, a + 2, ip_word(f.src_ip));
-    fw_flt(port, a + 3, ip_word(f.src_ip + 8));
-    fw_flt(port, a + 4, ip_word(f.dst_ip));
-    fw_flt(port, a + 5, ip_word(f.dst_ip + 8));
-    if (w0 & 1)
-        fw_flt(port, a, w0);
+    fw::card::flow_words(flow_[ctx::flow_index(0, port, rule)], rule,
+                         [&](unsigned a, uint64_t v) { fw_flt(port, a, v); });
 }
 
 template <typename T> static bool ctx_copy(std::vector<T> &tbl, uint32_t idx, void *buf, uint32_t len, bool write) {
@@ -1013,15 +971,9 @@ void kite_card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t
     case ctx::table::EQ:
         ok = ctx_copy(eq_, idx, buf, len, true);
         if (ok) {
-            const ctx::eq_ctx &e = eq_[idx];
-            uint8_t d[16]{};
-            std::memcpy(d, &e.base, 8);
-            d[8] = uint8_t(e.fn);
-            d[9] = uint8_t(e.fn >> 8);
-            d[10] = uint8_t(e.vector);
-            d[11] = uint8_t(e.vector >> 8);
-            d[12] = uint8_t((e.log_size & 0xf) | (e.valid ? 0x10 : 0) | (e.armed ? 0x20 : 0));
-            fw_cmd(6, uint16_t(idx), d, sizeof(d));  // EQ_CTX
+            uint8_t d[16];
+            fw::card::eq_cmd(eq_[idx], d);
+            fw_cmd(fw::card::OP_EQ_CTX, uint16_t(idx), d, sizeof(d));
         }
         break;
     case ctx::table::CQ: {
@@ -1032,25 +984,15 @@ void kite_card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t
         if (!ok)
             break;
         const ctx::cq_ctx &c = cq_[idx];
-        uint8_t d[18]{};
-        std::memcpy(d, &c.base, 8);
-        d[8] = uint8_t(c.fn);
-        d[9] = uint8_t(c.fn >> 8);
-        d[10] = uint8_t(c.eqn);
-        d[11] = uint8_t(c.eqn >> 8);
-        d[12] = uint8_t((c.log_size & 0xf) | (c.valid ? 0x10 : 0));
-        d[14] = uint8_t(c.mod_usec);
-        d[15] = uint8_t(c.mod_usec >> 8);
-        d[16] = uint8_t(c.mod_count);
-        d[17] = uint8_t(c.mod_count >> 8);
-        if (old.valid && c.valid && old.base == c.base && old.log_size == c.log_size && old.eqn == c.eqn &&
-            old.fn == c.fn) {
-            fw_cmd(5, uint16_t(idx), d, sizeof(d));  // CQ_MOD: MODIFY_CQ keeps the ring
+        uint8_t d[18];
+        fw::card::cq_cmd(c, d);
+        if (fw::card::cq_keeps_ring(old, c)) {
+            fw_cmd(fw::card::OP_CQ_MOD, uint16_t(idx), d, sizeof(d));
         } else {
             if (c.valid && c.pi != c.ci)
                 logf(1, "kite-rtl: CQ %u re-pointed with %u CQEs pending: the RTL restarts the ring at 0", idx,
                      c.pi - c.ci);
-            fw_cmd(4, uint16_t(idx), d, sizeof(d));  // CQ_CTX
+            fw_cmd(fw::card::OP_CQ_CTX, uint16_t(idx), d, sizeof(d));
         }
         max_mod_usec_ = 0;
         for (const auto &q : cq_)
@@ -1070,22 +1012,9 @@ void kite_card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t
     case ctx::table::RSS:
         ok = ctx_copy(rss_, idx, buf, len, true);
         // kite_rss holds the PF's contexts of each port, context
-        // {port, ctx} = rss_index(0, port, ctx). An invalid one hashes
-        // nothing and steers to RQ 0, which is never valid: rx_no_buffer,
-        // as the model's !rc.valid.
-        if (ok && idx < cfg_.num_ports * limits::MAX_RSS_CTX) {
-            const ctx::rss_ctx &r = rss_[idx];
-            const bool use = r.valid && r.table_size && r.table_size <= 256 && !(r.table_size & (r.table_size - 1));
-            for (unsigned a = 0; a < 10; a++) {
-                uint32_t v;
-                std::memcpy(&v, r.key + 4 * a, 4);
-                fw_rss(idx, a, v);
-            }
-            fw_rss(idx, 16, use ? r.hash_fields : 0);
-            fw_rss(idx, 17, use ? r.table_size : 1);
-            for (unsigned i = 0; i < (use ? r.table_size : 1u); i++)
-                fw_rss(idx, 256 + i, use ? r.table[i] : 0);
-        }
+        // {port, ctx} = rss_index(0, port, ctx).
+        if (ok && idx < cfg_.num_ports * limits::MAX_RSS_CTX)
+            fw::card::rss_words(rss_[idx], [&](unsigned a, uint32_t v) { fw_rss(idx, a, v); });
         break;
     case ctx::table::FILTER: {
         // kite_rx_steer holds the PF's filter of each port.
@@ -1113,7 +1042,7 @@ void kite_card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t
             phy_update(idx);
             m_->fw_port_we_i = 1;
             m_->fw_port_sel_i = idx & 1;
-            m_->fw_port_pause_i = (port_[idx].pause & port_info::PAUSE_RX) ? 1 : 0;
+            m_->fw_port_pause_i = fw::card::port_pause_rx(port_[idx]);
             cycle();
         }
         break;
@@ -1130,7 +1059,7 @@ void kite_card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t
 void kite_card::post_async(uint16_t fn, const eqe &e) {
     uint8_t d[16];
     std::memcpy(d, &e, sizeof(d));
-    fw_cmd(3, fn, d, sizeof(d));  // EVENT
+    fw_cmd(fw::card::OP_EVENT, fn, d, sizeof(d));
 }
 
 // The soft CPU's window onto the functions' ring registers: select, read.
