@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // HAL of the soft CPU (kite_cpu_sys, fpga/rtl/cpu) over its MMIO window at
 // 0x2000_0000. The window's card side is not written yet, so the register
-// map below is still a sketch; Documentation/hw/rtl.rst, "Control CPU", has
-// the plan (kite_card's firmware ports as registers, the context
-// translation of fpga/cosim/rtl_card.cpp moved into the firmware).
+// map below is still a sketch: on the board this HAL derives from
+// fw::PortHal (firmware/src/port_hal.cpp) and the window carries
+// kite_card's firmware ports (Documentation/hw/rtl.rst, "Control CPU").
 #include "kite_fw/fw.hpp"
 
 extern "C" {

@@ -53,7 +53,8 @@ inc=(-I"$obj" -I"$vinc" -I"$vinc/vltstd" -Ifpga/model -Ifpga/model/include -Ifir
 {
     "${cxx[@]}" "${inc[@]}" -Wno-unused-parameter -c fpga/cosim/rtl_card.cpp -o "$out/rtl_card.o" &&
     "${cxx[@]}" "${inc[@]}" -fno-exceptions -fno-rtti -ffreestanding -c firmware/src/fw.cpp -o "$out/fw.o" &&
-    g++ -shared -o "$lib.tmp" "$out/rtl_card.o" "$out/fw.o" "$obj/Vkite_card__ALL.a" "$obj/verilated.o" \
+    "${cxx[@]}" "${inc[@]}" -fno-exceptions -ffreestanding -c firmware/src/port_hal.cpp -o "$out/port_hal.o" &&  # a base of kite_card: RTTI
+    g++ -shared -o "$lib.tmp" "$out/rtl_card.o" "$out/fw.o" "$out/port_hal.o" "$obj/Vkite_card__ALL.a" "$obj/verilated.o" \
         "$obj/verilated_threads.o" -static-libstdc++ -static-libgcc -pthread -Wl,--no-undefined \
         -Wl,--version-script=fpga/cosim/exports.map
 } >>"$log" 2>&1 || { cat "$log" >&2; exit 1; }

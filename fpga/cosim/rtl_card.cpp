@@ -11,7 +11,8 @@
 // reads. MSI-X requests go to ops->msix, MAC TX frames to ops->frame_out.
 //
 // Beside the RTL runs what the soft CPU would: the firmware (firmware/src,
-// the same code as the model's) over a Hal on the card's firmware port
+// the same code as the model's) over fw::PortHal (firmware/src/port_hal.cpp,
+// firmware code, built for rv32 too) on the card's firmware port
 // (function table, SQ/RQ contexts, kite_cq commands, RSS table, counters, DMA, BAR0
 // identity/status and command-queue registers), and the PHY's link ordered
 // sets (the RTL has no PCS). The firmware's own DMA (command ring,
@@ -39,6 +40,7 @@
 #include "kite_fw/card_ports.hpp"
 #include "kite_fw/fw.hpp"
 #include "kite_fw/hal.hpp"
+#include "kite_fw/port_hal.hpp"
 #include "verilated.h"
 
 namespace {
@@ -104,7 +106,7 @@ struct Phy {
 
 }  // namespace
 
-struct kite_card final : kite::fw::Hal {
+struct kite_card final : kite::fw::PortHal {
     kite_card(const kite_card_config &cfg, const kite_host_ops &ops);
     ~kite_card() {
         stats_written_ = {};
@@ -121,18 +123,12 @@ struct kite_card final : kite::fw::Hal {
     void set_num_vfs(uint16_t n);
     void set_cable(unsigned port, bool plugged);
 
-    // fw::Hal
+    // fw::Hal (contexts, events and counters: fw::PortHal)
     bool dma_read(uint16_t fn, uint64_t addr, void *buf, uint32_t len) override;
     bool dma_write(uint16_t fn, uint64_t addr, const void *buf, uint32_t len) override;
-    void ctx_read(ctx::table t, uint32_t idx, void *buf, uint32_t len) override;
-    void ctx_write(ctx::table t, uint32_t idx, const void *buf, uint32_t len) override;
-    void post_async(uint16_t fn, const eqe &e) override;
     uint16_t num_functions() override { return uint16_t(1 + num_vfs_); }
     void cmdq_get(uint16_t fn, fw::cmdq_regs &r) override;
     void cmdq_set_ci(uint16_t fn, uint16_t ci) override;
-    void port_stats(uint8_t port, spec::port_stats &out, bool clear) override;
-    void queue_stats(bool rq, uint32_t qn, spec::queue_stats &out, bool clear) override;
-    void stats_read(uint32_t idx, uint64_t *out, uint32_t words, bool clear);
     uint8_t port_link_up(uint8_t port) override { return port < cfg_.num_ports && phy_[port].link_up; }
     uint8_t num_ports() override { return uint8_t(cfg_.num_ports); }
     void port_mac(uint16_t fn, uint8_t port, uint8_t mac[6]) override;
@@ -161,13 +157,21 @@ private:
     void host_rq_tlp();
     void queue_cq_tlp(uint16_t fn, unsigned bar, uint64_t off, bool write, uint64_t val, unsigned size);
     uint64_t bar0_read(uint32_t off, unsigned size);
-    void fw_wq(bool rq, uint32_t qn, const ctx::wq_ctx &w);
-    void fw_cmd(unsigned op, uint16_t qn, const uint8_t *data, size_t n);
-    void fw_rss(unsigned ctx, unsigned addr, uint32_t v);
-    void fw_func(uint16_t fn);
-    void fw_flt(unsigned port, unsigned addr, uint64_t v);
-    void fw_filter(unsigned port, const ctx::filter_ctx *old);
-    void fw_flow(unsigned port, unsigned rule);
+    // fw::PortHal: kite_card's firmware ports, and the PHY beside them.
+    void port_wq(bool rq, uint32_t qn, const fw::card::wq_port &p) override;
+    void port_cmd(uint8_t op, uint16_t qn, const uint8_t *data, size_t n) override;
+    void port_rss(unsigned rss_ctx, unsigned addr, uint32_t v) override;
+    void port_flt(unsigned port, unsigned addr, uint64_t v) override;
+    void port_fn(uint16_t fn, uint16_t db_pages, uint8_t port) override;
+    void port_pause(unsigned port, bool pause_rx) override;
+    void port_counters(uint32_t idx, uint64_t *out, uint32_t words, bool clear) override;
+    void port_changed(unsigned port) override { phy_update(port); }
+    void cq_repointed(uint32_t cqn, uint32_t pending) override {
+        logf(1, "kite-rtl: CQ %u re-pointed with %u CQEs pending: the RTL restarts the ring at 0", cqn, pending);
+    }
+    void bad_ctx(bool write, ctx::table t, uint32_t idx) override {
+        logf(0, "kite-rtl: bad context %s %u/%u", write ? "write" : "read", unsigned(t), idx);
+    }
     void phy_update(unsigned port);
     // A pulse on the MAC statistics input (counted by kite_stats); a second
     // event of the same kind in one cycle waits a cycle.
@@ -213,10 +217,9 @@ private:
     Phy phy_[2];
     bool cqe_written_ = false;
     uint16_t mac_ev_ = 0;  // kite_card's mac_ev_i pulses for the next cycle
-    bool filter_init_[2] = {false, false};  // kite_rx_steer's table of the port written once
 
-    // Soft CPU: the firmware's view of the context tables (what it wrote),
-    // the BAR0 inputs it drives and the events it serves.
+    // Soft CPU: the store of fw::PortHal (the firmware's view of the context
+    // tables: what it wrote), the BAR0 inputs it drives and the events it serves.
     std::vector<ctx::func_ctx> func_ = std::vector<ctx::func_ctx>(ctx::MAX_FN);
     std::vector<ctx::eq_ctx> eq_ = std::vector<ctx::eq_ctx>(ctx::NUM_EQ);
     std::vector<ctx::cq_ctx> cq_ = std::vector<ctx::cq_ctx>(ctx::NUM_CQ);
@@ -236,7 +239,6 @@ private:
     uint16_t num_vfs_ = 0;
     uint32_t ev_reset_ = 0;  // functions whose DEV_CTRL.RESET awaits the firmware
     bool ev_cmdq_ = false;
-    uint32_t max_mod_usec_ = 0;
     uint64_t armed_deadline_ = NEVER;
     BoardFlash flash_;
     std::unique_ptr<fw::Firmware> fw_;
@@ -249,6 +251,8 @@ kite_card::kite_card(const kite_card_config &cfg, const kite_host_ops &ops) : cf
     vctx_ = std::make_unique<VerilatedContext>();
     m_ = std::make_unique<Vkite_card>(vctx_.get(), "kite_card");
     start_ns_ = now_ns();
+    set_store({func_.data(), eq_.data(), cq_.data(), sq_.data(), rq_.data(), rss_.data(), filter_.data(),
+               flow_.data(), port_.data(), mr_.data(), qp_.data(), srq_.data(), ah_.data(), gid_.data()});
     Vkite_card &m = *m_;
     m.rq_tready_i = 1;
     m.cc_tready_i = 1;
@@ -538,8 +542,8 @@ void kite_card::rearm() {
     for (unsigned p = 0; p < cfg_.num_ports; p++)
         d = std::min(d, phy_[p].os_retry_ns);
     // CQEs written under moderation: come back when its time may be up.
-    if (cqe_written_ && max_mod_usec_) {
-        d = std::min(d, now_ns() + uint64_t(max_mod_usec_) * 1000 + 1000);
+    if (cqe_written_ && max_mod_usec()) {
+        d = std::min(d, now_ns() + uint64_t(max_mod_usec()) * 1000 + 1000);
         cqe_written_ = false;
     }
     if (d != NEVER && d != armed_deadline_) {
@@ -758,18 +762,21 @@ void kite_card::flr(uint16_t fn) {
     settle();
 }
 
-// The function table entry of fn (doorbell pages, port, async EQ) from the
-// firmware's view of it.
-void kite_card::fw_func(uint16_t fn) {
-    const ctx::func_ctx &f = func_[fn];
+// The function table entry of fn: its doorbell pages and port.
+void kite_card::port_fn(uint16_t fn, uint16_t db_pages, uint8_t port) {
     m_->fw_fn_we_i = 1;
     m_->fw_fn_sel_i = uint8_t(fn);
-    m_->fw_fn_db_pages_i = fw::card::fn_db_pages(f);
-    m_->fw_fn_port_i = f.port & 1;
+    m_->fw_fn_db_pages_i = db_pages;
+    m_->fw_fn_port_i = port;
     cycle();
-    uint8_t d[2];
-    fw::card::fn_cmd(f, d);
-    fw_cmd(fw::card::OP_FN_CTX, fn, d, 2);
+}
+
+// A port's PAUSE_RX.
+void kite_card::port_pause(unsigned port, bool pause_rx) {
+    m_->fw_port_we_i = 1;
+    m_->fw_port_sel_i = port & 1;
+    m_->fw_port_pause_i = pause_rx;
+    cycle();
 }
 
 // VF enable, as the model's Card::set_num_vfs: each VF gets its function
@@ -782,7 +789,7 @@ void kite_card::set_num_vfs(uint16_t n) {
     for (uint16_t fn = 1; fn <= num_vfs_; fn++) {
         flr(fn);
         func_[fn] = ctx::func_ctx{};
-        fw_func(fn);
+        func_to_card(fn);
     }
     num_vfs_ = n;
     for (uint16_t fn = 1; fn <= n; fn++) {
@@ -792,7 +799,7 @@ void kite_card::set_num_vfs(uint16_t n) {
         f.num_ports = 1;
         f.msix_vectors = uint16_t(pci::VF_MSIX_VECTORS);
         f.db_pages = uint16_t(pci::VF_DB_PAGES);
-        fw_func(fn);
+        func_to_card(fn);
         flr(fn);
     }
     settle();
@@ -850,9 +857,8 @@ void kite_card::phy_service() {
 
 // ------------------------------------------------------------------ firmware port
 
-void kite_card::fw_wq(bool rq, uint32_t qn, const ctx::wq_ctx &w) {
+void kite_card::port_wq(bool rq, uint32_t qn, const fw::card::wq_port &p) {
     Vkite_card &m = *m_;
-    const fw::card::wq_port p = fw::card::wq_fields(w);
     m.fw_wq_rq_i = rq;
     m.fw_wq_qn_i = uint16_t(qn);
     m.fw_wq_en_i = p.en;
@@ -874,7 +880,7 @@ void kite_card::fw_wq(bool rq, uint32_t qn, const ctx::wq_ctx &w) {
     m.fw_wq_valid_i = 0;
 }
 
-void kite_card::fw_cmd(unsigned op, uint16_t qn, const uint8_t *data, size_t n) {
+void kite_card::port_cmd(uint8_t op, uint16_t qn, const uint8_t *data, size_t n) {
     Vkite_card &m = *m_;
     m.fw_cq_op_i = uint8_t(op);
     m.fw_cq_qn_i = qn;
@@ -890,176 +896,21 @@ void kite_card::fw_cmd(unsigned op, uint16_t qn, const uint8_t *data, size_t n) 
     m.fw_cq_valid_i = 0;
 }
 
-void kite_card::fw_rss(unsigned ctx, unsigned addr, uint32_t v) {
+void kite_card::port_rss(unsigned rss_ctx, unsigned addr, uint32_t v) {
     m_->fw_rss_we_i = 1;
-    m_->fw_rss_ctx_i = uint8_t(ctx);
+    m_->fw_rss_ctx_i = uint8_t(rss_ctx);
     m_->fw_rss_addr_i = uint16_t(addr);
     m_->fw_rss_wdata_i = v;
     cycle();
 }
 
-void kite_card::fw_flt(unsigned port, unsigned addr, uint64_t v) {
+void kite_card::port_flt(unsigned port, unsigned addr, uint64_t v) {
     m_->fw_flt_we_i = 1;
     m_->fw_flt_port_i = port & 1;
     m_->fw_flt_addr_i = uint16_t(addr);
     m_->fw_flt_wdata_i = v;
     cycle();
     m_->fw_flt_we_i = 0;
-}
-
-// The PF's filter of a port: the words that changed (all on the first write:
-// the VLAN bitmap RAM has no reset).
-void kite_card::fw_filter(unsigned port, const ctx::filter_ctx *old) {
-    const ctx::filter_ctx &f = filter_[ctx::filter_index(0, port)];
-    for (unsigned i = 0; i < fw::card::FILTER_WORDS; i++) {
-        uint64_t w = fw::card::filter_word(f, i);
-        if (!old || w != fw::card::filter_word(*old, i))
-            fw_flt(port, fw::card::filter_addr(i), w);
-    }
-}
-
-void kite_card::fw_flow(unsigned port, unsigned rule) {
-    fw::card::flow_words(flow_[ctx::flow_index(0, port, rule)], rule,
-                         [&](unsigned a, uint64_t v) { fw_flt(port, a, v); });
-}
-
-template <typename T> static bool ctx_copy(std::vector<T> &tbl, uint32_t idx, void *buf, uint32_t len, bool write) {
-    if (idx >= tbl.size() || len != sizeof(T))
-        return false;
-    if (write)
-        std::memcpy(&tbl[idx], buf, len);
-    else
-        std::memcpy(buf, &tbl[idx], len);
-    return true;
-}
-
-void kite_card::ctx_read(ctx::table t, uint32_t idx, void *buf, uint32_t len) {
-    bool ok = false;
-    switch (t) {
-    case ctx::table::FUNC: ok = ctx_copy(func_, idx, buf, len, false); break;
-    case ctx::table::EQ: ok = ctx_copy(eq_, idx, buf, len, false); break;
-    case ctx::table::CQ: ok = ctx_copy(cq_, idx, buf, len, false); break;
-    case ctx::table::SQ: ok = ctx_copy(sq_, idx, buf, len, false); break;
-    case ctx::table::RQ: ok = ctx_copy(rq_, idx, buf, len, false); break;
-    case ctx::table::RSS: ok = ctx_copy(rss_, idx, buf, len, false); break;
-    case ctx::table::FILTER: ok = ctx_copy(filter_, idx, buf, len, false); break;
-    case ctx::table::FLOW: ok = ctx_copy(flow_, idx, buf, len, false); break;
-    case ctx::table::PORT: ok = ctx_copy(port_, idx, buf, len, false); break;
-    case ctx::table::MR: ok = ctx_copy(mr_, idx, buf, len, false); break;
-    case ctx::table::QP: ok = ctx_copy(qp_, idx, buf, len, false); break;
-    case ctx::table::SRQ: ok = ctx_copy(srq_, idx, buf, len, false); break;
-    case ctx::table::AH: ok = ctx_copy(ah_, idx, buf, len, false); break;
-    case ctx::table::GID: ok = ctx_copy(gid_, idx, buf, len, false); break;
-    }
-    if (!ok) {
-        std::memset(buf, 0, len);
-        logf(0, "kite-rtl: bad context read %u/%u", unsigned(t), idx);
-    }
-}
-
-// The firmware's context writes, translated into what the RTL's port takes.
-// Tables the RTL has no use for (RDMA) stay with the soft CPU.
-void kite_card::ctx_write(ctx::table t, uint32_t idx, const void *cbuf, uint32_t len) {
-    void *buf = const_cast<void *>(cbuf);
-    bool ok = false;
-    switch (t) {
-    case ctx::table::FUNC:
-        ok = ctx_copy(func_, idx, buf, len, true);
-        if (ok && idx <= NVF)
-            fw_func(uint16_t(idx));
-        break;
-    case ctx::table::EQ:
-        ok = ctx_copy(eq_, idx, buf, len, true);
-        if (ok) {
-            uint8_t d[16];
-            fw::card::eq_cmd(eq_[idx], d);
-            fw_cmd(fw::card::OP_EQ_CTX, uint16_t(idx), d, sizeof(d));
-        }
-        break;
-    case ctx::table::CQ: {
-        if (idx >= cq_.size())
-            break;
-        ctx::cq_ctx old = cq_[idx];
-        ok = ctx_copy(cq_, idx, buf, len, true);
-        if (!ok)
-            break;
-        const ctx::cq_ctx &c = cq_[idx];
-        uint8_t d[18];
-        fw::card::cq_cmd(c, d);
-        if (fw::card::cq_keeps_ring(old, c)) {
-            fw_cmd(fw::card::OP_CQ_MOD, uint16_t(idx), d, sizeof(d));
-        } else {
-            if (c.valid && c.pi != c.ci)
-                logf(1, "kite-rtl: CQ %u re-pointed with %u CQEs pending: the RTL restarts the ring at 0", idx,
-                     c.pi - c.ci);
-            fw_cmd(fw::card::OP_CQ_CTX, uint16_t(idx), d, sizeof(d));
-        }
-        max_mod_usec_ = 0;
-        for (const auto &q : cq_)
-            if (q.valid)
-                max_mod_usec_ = std::max<uint32_t>(max_mod_usec_, q.mod_usec);
-        break;
-    }
-    case ctx::table::SQ:
-    case ctx::table::RQ: {
-        bool rq = t == ctx::table::RQ;
-        auto &tbl = rq ? rq_ : sq_;
-        ok = ctx_copy(tbl, idx, buf, len, true);
-        if (ok)
-            fw_wq(rq, idx, tbl[idx]);
-        break;
-    }
-    case ctx::table::RSS:
-        ok = ctx_copy(rss_, idx, buf, len, true);
-        // kite_rss holds the PF's contexts of each port, context
-        // {port, ctx} = rss_index(0, port, ctx).
-        if (ok && idx < cfg_.num_ports * limits::MAX_RSS_CTX)
-            fw::card::rss_words(rss_[idx], [&](unsigned a, uint32_t v) { fw_rss(idx, a, v); });
-        break;
-    case ctx::table::FILTER: {
-        // kite_rx_steer holds the PF's filter of each port.
-        ctx::filter_ctx old{};
-        if (idx < filter_.size())
-            old = filter_[idx];
-        ok = ctx_copy(filter_, idx, buf, len, true);
-        for (unsigned p = 0; ok && p < cfg_.num_ports; p++) {
-            if (idx == ctx::filter_index(0, p)) {
-                fw_filter(p, filter_init_[p] ? &old : nullptr);
-                filter_init_[p] = true;
-            }
-        }
-        break;
-    }
-    case ctx::table::FLOW:
-        ok = ctx_copy(flow_, idx, buf, len, true);
-        // ... and the PF's flow rules of each port.
-        if (ok && idx < cfg_.num_ports * limits::MAX_FLOW_RULES)
-            fw_flow(idx / limits::MAX_FLOW_RULES, idx % limits::MAX_FLOW_RULES);
-        break;
-    case ctx::table::PORT:
-        ok = ctx_copy(port_, idx, buf, len, true);
-        if (ok && idx < cfg_.num_ports) {
-            phy_update(idx);
-            m_->fw_port_we_i = 1;
-            m_->fw_port_sel_i = idx & 1;
-            m_->fw_port_pause_i = fw::card::port_pause_rx(port_[idx]);
-            cycle();
-        }
-        break;
-    case ctx::table::MR: ok = ctx_copy(mr_, idx, buf, len, true); break;
-    case ctx::table::QP: ok = ctx_copy(qp_, idx, buf, len, true); break;
-    case ctx::table::SRQ: ok = ctx_copy(srq_, idx, buf, len, true); break;
-    case ctx::table::AH: ok = ctx_copy(ah_, idx, buf, len, true); break;
-    case ctx::table::GID: ok = ctx_copy(gid_, idx, buf, len, true); break;
-    }
-    if (!ok)
-        logf(0, "kite-rtl: bad context write %u/%u", unsigned(t), idx);
-}
-
-void kite_card::post_async(uint16_t fn, const eqe &e) {
-    uint8_t d[16];
-    std::memcpy(d, &e, sizeof(d));
-    fw_cmd(fw::card::OP_EVENT, fn, d, sizeof(d));
 }
 
 // The soft CPU's window onto the functions' ring registers: select, read.
@@ -1156,7 +1007,7 @@ bool kite_card::dma_write(uint16_t fn, uint64_t addr, const void *buf, uint32_t 
 // QUERY_STATS: kite_stats through the card's firmware counter port, words
 // idx.. (port p's port_stats at 32 p, queue q's queue_stats at 64 + 8 q with
 // q = SQ n or 512 + RQ n).
-void kite_card::stats_read(uint32_t idx, uint64_t *out, uint32_t words, bool clear) {
+void kite_card::port_counters(uint32_t idx, uint64_t *out, uint32_t words, bool clear) {
     Vkite_card &m = *m_;
     for (uint32_t w = 0; w < words; w++) {
         m.fw_st_idx_i = uint16_t(idx + w);
@@ -1171,24 +1022,6 @@ void kite_card::stats_read(uint32_t idx, uint64_t *out, uint32_t words, bool cle
             cycle();
         out[w] = fw_st_data_.value_or(0);
     }
-}
-
-void kite_card::port_stats(uint8_t port, spec::port_stats &out, bool clear) {
-    out = spec::port_stats{};
-    if (port >= cfg_.num_ports)
-        return;
-    uint64_t w[sizeof(out) / 8];
-    stats_read(32u * port, w, sizeof(out) / 8, clear);
-    std::memcpy(&out, w, sizeof(out));
-}
-
-void kite_card::queue_stats(bool rq, uint32_t qn, spec::queue_stats &out, bool clear) {
-    out = spec::queue_stats{};
-    if (qn >= ctx::NUM_SQ)
-        return;
-    uint64_t w[sizeof(out) / 8];
-    stats_read(64 + 8 * ((rq ? 512u : 0u) + qn), w, sizeof(out) / 8, clear);
-    std::memcpy(&out, w, sizeof(out));
 }
 
 void kite_card::port_mac(uint16_t fn, uint8_t port, uint8_t mac[6]) {
