@@ -93,10 +93,22 @@ def commands(spec):
     return spec["commands"][0]["list"]
 
 
-def consts(spec):
+def consts(spec, host=False):
+    """(group, name, value, doc); host: only what the host sees (not a group marked internal, such as
+    the card's own CPU window, which the kernel and provider headers leave out)."""
     for g in spec["consts"]:
+        if host and g.get("internal"):
+            continue
         for name, val, doc in g["values"]:
             yield g["group"], name, val, doc
+
+
+def const_prefix(spec, grp):
+    """The name prefix of a group's constants in the flat namespaces (C, SystemVerilog)."""
+    for g in spec["consts"]:
+        if g["group"] == grp:
+            return g.get("prefix", "DB_" if grp == "db" else "")
+    return ""
 
 
 # ----------------------------------------------------------------- C headers
@@ -122,8 +134,8 @@ def gen_c(spec, kernel):
     o.append(f"#define {P}SPEC_MINOR {m['spec_minor']}")
     o.append(f"#define {P}MAGIC 0x4b495445")
     o.append("")
-    for grp, name, val, doc in consts(spec):
-        pre = P + ("DB_" if grp == "db" else "")
+    for grp, name, val, doc in consts(spec, host=True):
+        pre = P + const_prefix(spec, grp)
         o.append(f"/* {cdoc(doc)} */" if doc else "")
         o.append(f"#define {pre}{name} {cnum(name, val)}")
     o.append("")
@@ -302,7 +314,7 @@ def gen_sv(spec):
     o.append(f"  localparam int unsigned SPEC_MINOR = {m['spec_minor']};")
     o.append("  localparam logic [31:0] MAGIC = 32'h4b495445;")
     for grp, name, val, doc in consts(spec):
-        pre = "DB_" if grp == "db" else ""
+        pre = const_prefix(spec, grp)
         o.append(f"  localparam longint unsigned {pre}{name} = 64'h{val:x};" + (f"  // {doc}" if doc else ""))
     o.append("")
     for r in spec["regs"]:

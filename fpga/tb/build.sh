@@ -12,7 +12,7 @@ out=$root/build/rtl/$name
 mkdir -p "$out"
 flags=(--cc --exe --build -j 2 --top-module "$top" -Wno-fatal -Wno-lint -Wno-style
        --x-assign unique --x-initial unique
-       -CFLAGS "-std=c++20 -O1 -I$root/fpga/tb/common -I$root/fpga/model/include -I$root/fpga/model"
+       -CFLAGS "-std=c++20 -O1 -I$root/fpga/tb/common -I$root/fpga/model/include -I$root/fpga/model -I$root/firmware/include"
        --Mdir "$out/obj" -o "$out/tb")
 # A block folder's own headers (fpga/tb/<block>/*.hpp) count when it has any,
 # and so do headers included from a sibling folder ("../rxp/frames.hpp").
@@ -22,7 +22,7 @@ while read -r h; do sib+=("$(dirname "$tbcpp")/$h"); done \
     < <(sed -n 's|^#include "\(\.\./[a-z_]*/[a-z_]*\.hpp\)"|\1|p' "$tbcpp")
 stamp=$( (cat "$tbcpp" "$(dirname "$tbcpp")"/*.hpp "${sib[@]}" "$root"/fpga/tb/common/*.hpp "$root"/fpga/model/include/kite/*.hpp \
     "$root"/fpga/model/txp/*.?pp "$root"/fpga/model/card/hw.hpp \
-    "$root"/fpga/model/{queue,doorbell,mac,roce,stats,rss,rxp,cpu}/*.?pp "$@"; echo "${flags[*]//$root/@ROOT@}"; verilator --version; g++ --version) | sha256sum | cut -c1-16)
+    "$root"/fpga/model/{queue,doorbell,mac,roce,stats,rss,rxp,cpu}/*.?pp "$root"/firmware/include/kite_fw/*.hpp "$@"; echo "${flags[*]//$root/@ROOT@}"; verilator --version; g++ --version) | sha256sum | cut -c1-16)
 if [ -x "$out/tb" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
     echo "$out/tb"; exit 0
 fi
