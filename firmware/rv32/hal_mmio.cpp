@@ -1,21 +1,33 @@
 // SPDX-License-Identifier: MIT
-// HAL of the soft CPU (kite_cpu_sys, fpga/rtl/cpu) over its MMIO window at
-// 0x2000_0000. The window's card side is not written yet, so the register
-// map below is still a sketch: on the board this HAL derives from
-// fw::PortHal (firmware/src/port_hal.cpp) and the window carries
-// kite_card's firmware ports (Documentation/hw/rtl.rst, "Control CPU").
+// The soft CPU's HAL on the board (kite_cpu_sys, fpga/rtl/cpu): kite_card's
+// firmware ports through the MMIO window kite_cpu_io (register map:
+// fpga/spec, group cpu_io), the context store in the CPU's UltraRAM
+// (.ctx, link.ld), and the main loop. The translation of contexts into
+// port writes is fw::PortHal's, the code the co-simulation runs.
 #include "kite_fw/fw.hpp"
+#include "kite_fw/port_hal.hpp"
 
 extern "C" {
+// Word at a time where both ends allow it: the firmware clears and copies
+// its tables (tens of KiB at boot) with these.
 void *memcpy(void *d, const void *s, size_t n) {
     auto *dp = static_cast<uint8_t *>(d);
     auto *sp = static_cast<const uint8_t *>(s);
+    if (((uintptr_t(dp) | uintptr_t(sp)) & 3) == 0) {
+        for (; n >= 4; n -= 4, dp += 4, sp += 4)
+            *reinterpret_cast<uint32_t *>(dp) = *reinterpret_cast<const uint32_t *>(sp);
+    }
     while (n--)
         *dp++ = *sp++;
     return d;
 }
 void *memset(void *d, int c, size_t n) {
     auto *dp = static_cast<uint8_t *>(d);
+    for (; n && (uintptr_t(dp) & 3); n--)
+        *dp++ = uint8_t(c);
+    const uint32_t w = uint8_t(c) * 0x01010101u;
+    for (; n >= 4; n -= 4, dp += 4)
+        *reinterpret_cast<uint32_t *>(dp) = w;
     while (n--)
         *dp++ = uint8_t(c);
     return d;
@@ -36,179 +48,205 @@ void __cxa_pure_virtual() {
 
 namespace {
 
-constexpr uintptr_t IO = 0x20000000;
-enum : uintptr_t {
-    DMA_ADDR_LO = IO + 0x000, DMA_ADDR_HI = IO + 0x004, DMA_LEN = IO + 0x008, DMA_FN = IO + 0x00c,
-    DMA_CTRL = IO + 0x010,    // write 1 read, 2 write; reads busy(0) / error(1)
-    DMA_STATUS = IO + 0x014,
-    DMA_BUF = IO + 0x1000,     // 4 KiB staging buffer
-    CTX_SEL = IO + 0x020,      // table << 24 | index
-    CTX_CTRL = IO + 0x024,     // 1 read, 2 write
-    CTX_DATA = IO + 0x2000,    // one context entry
-    EVT_FN = IO + 0x030, EVT_POST = IO + 0x034, EVT_DATA = IO + 0x3000,
-    CMDQ_SEL = IO + 0x040, CMDQ_BASE_LO = IO + 0x044, CMDQ_BASE_HI = IO + 0x048, CMDQ_LOG = IO + 0x04c,
-    CMDQ_PI = IO + 0x050, CMDQ_CI = IO + 0x054,
-    NUM_FN = IO + 0x060, NUM_PORTS = IO + 0x064, LINK = IO + 0x068, SERIAL_LO = IO + 0x06c, SERIAL_HI = IO + 0x070,
-    MAC_BASE = IO + 0x074,     // 6 bytes, base MAC
-    HEALTH = IO + 0x080, FATAL = IO + 0x084, FW_VERSION = IO + 0x088,
-    STATS_SEL = IO + 0x090,    // port, or STATS_QUEUE | queue (SQ n, 512 + RQ n)
-    STATS_CLEAR = IO + 0x094, STATS_DATA = IO + 0x4000,
-    FLASH_ADDR = IO + 0x0a0, FLASH_LEN = IO + 0x0a4, FLASH_CTRL = IO + 0x0a8, FLASH_STATUS = IO + 0x0ac,
-    FLASH_BUF = IO + 0x5000,
-    TIME_LO = IO + 0x0b0, TIME_HI = IO + 0x0b4,
-    UART = IO + 0x0c0,
-};
-constexpr uint32_t STATS_QUEUE = 0x10000;
+namespace io = kite::spec::cpu_io;
+namespace ctx = kite::ctx;
+using kite::fw::card::wq_port;
 
-inline volatile uint32_t &R(uintptr_t a) { return *reinterpret_cast<volatile uint32_t *>(a); }
-inline volatile uint8_t *B(uintptr_t a) { return reinterpret_cast<volatile uint8_t *>(a); }
+constexpr uintptr_t WINDOW = 0x20000000;
+inline volatile uint32_t &R(uint64_t off) { return *reinterpret_cast<volatile uint32_t *>(WINDOW + uintptr_t(off)); }
+inline volatile uint8_t *BUF() { return reinterpret_cast<volatile uint8_t *>(WINDOW + uintptr_t(io::DMA_BUF)); }
 
-class MmioHal final : public kite::fw::Hal {
+// The context store (about 0.8 MiB): .ctx is the CPU's UltraRAM, zero at
+// configuration, so it is not cleared at start.
+#define KITE_CTX __attribute__((section(".ctx")))
+KITE_CTX ctx::func_ctx s_func[ctx::MAX_FN];
+KITE_CTX ctx::eq_ctx s_eq[ctx::NUM_EQ];
+KITE_CTX ctx::cq_ctx s_cq[ctx::NUM_CQ];
+KITE_CTX ctx::wq_ctx s_sq[ctx::NUM_SQ];
+KITE_CTX ctx::wq_ctx s_rq[ctx::NUM_RQ];
+KITE_CTX ctx::rss_ctx s_rss[ctx::NUM_RSS];
+KITE_CTX ctx::filter_ctx s_filter[ctx::NUM_FILTER];
+KITE_CTX ctx::flow_ctx s_flow[ctx::NUM_FLOW];
+KITE_CTX ctx::port_ctx s_port[kite::spec::pci::MAX_PORTS];
+KITE_CTX ctx::mr_ctx s_mr[ctx::NUM_MR];
+KITE_CTX ctx::qp_ctx s_qp[ctx::NUM_QP];
+KITE_CTX ctx::srq_ctx s_srq[ctx::NUM_SRQ];
+KITE_CTX ctx::ah_ctx s_ah[ctx::NUM_AH];
+KITE_CTX ctx::gid_ctx s_gid[ctx::NUM_GID];
+
+class BoardHal final : public kite::fw::PortHal {
 public:
+    BoardHal() {
+        set_store({s_func, s_eq, s_cq, s_sq, s_rq, s_rss, s_filter, s_flow, s_port, s_mr, s_qp, s_srq, s_ah, s_gid});
+        // The PF exists from the start; VFs come with the host's NumVFs.
+        s_func[0].enabled = 1;
+        s_func[0].num_ports = uint8_t(R(io::NUM_PORTS));
+        s_func[0].msix_vectors = uint16_t(kite::spec::pci::PF_MSIX_VECTORS);
+        s_func[0].db_pages = uint16_t(kite::spec::pci::PF_DB_PAGES);
+    }
+
+    // Host memory through the window's DMA engine, 4 KiB at a time; the
+    // staging buffer is in address lanes (byte (addr & 63) + i).
     bool dma(uint16_t fn, uint64_t addr, uint32_t len, uint32_t op) {
-        R(DMA_ADDR_LO) = uint32_t(addr);
-        R(DMA_ADDR_HI) = uint32_t(addr >> 32);
-        R(DMA_LEN) = len;
-        R(DMA_FN) = fn;
-        R(DMA_CTRL) = op;
-        while (R(DMA_STATUS) & 1) {
+        R(io::DMA_ADDR_LO) = uint32_t(addr);
+        R(io::DMA_ADDR_HI) = uint32_t(addr >> 32);
+        R(io::DMA_LEN) = len;
+        R(io::DMA_FN) = fn;
+        R(io::DMA_CTRL) = op;
+        while (R(io::DMA_STATUS) & 1) {
         }
-        return !(R(DMA_STATUS) & 2);
+        return !(R(io::DMA_STATUS) & 2);
     }
     bool dma_read(uint16_t fn, uint64_t addr, void *buf, uint32_t len) override {
         auto *d = static_cast<uint8_t *>(buf);
         for (uint32_t off = 0; off < len; off += 4096) {
-            uint32_t n = len - off < 4096 ? len - off : 4096;
-            if (!dma(fn, addr + off, n, 1))
+            const uint32_t n = len - off < 4096 ? len - off : 4096;
+            const uint64_t a = addr + off;
+            if (!dma(fn, a, n, 1))
                 return false;
             for (uint32_t i = 0; i < n; i++)
-                d[off + i] = B(DMA_BUF)[i];
+                d[off + i] = BUF()[(a & 63) + i];
         }
         return true;
     }
     bool dma_write(uint16_t fn, uint64_t addr, const void *buf, uint32_t len) override {
         auto *s = static_cast<const uint8_t *>(buf);
         for (uint32_t off = 0; off < len; off += 4096) {
-            uint32_t n = len - off < 4096 ? len - off : 4096;
+            const uint32_t n = len - off < 4096 ? len - off : 4096;
+            const uint64_t a = addr + off;
             for (uint32_t i = 0; i < n; i++)
-                B(DMA_BUF)[i] = s[off + i];
-            if (!dma(fn, addr + off, n, 2))
+                BUF()[(a & 63) + i] = s[off + i];
+            if (!dma(fn, a, n, 2))
                 return false;
         }
         return true;
     }
-    void ctx_read(kite::ctx::table t, uint32_t idx, void *buf, uint32_t len) override {
-        R(CTX_SEL) = uint32_t(t) << 24 | idx;
-        R(CTX_CTRL) = 1;
-        for (uint32_t i = 0; i < len; i++)
-            static_cast<uint8_t *>(buf)[i] = B(CTX_DATA)[i];
-    }
-    void ctx_write(kite::ctx::table t, uint32_t idx, const void *buf, uint32_t len) override {
-        for (uint32_t i = 0; i < len; i++)
-            B(CTX_DATA)[i] = static_cast<const uint8_t *>(buf)[i];
-        R(CTX_SEL) = uint32_t(t) << 24 | idx;
-        R(CTX_CTRL) = 2;
-    }
-    void post_async(uint16_t fn, const kite::spec::eqe &e) override {
-        for (uint32_t i = 0; i < sizeof(e); i++)
-            B(EVT_DATA)[i] = reinterpret_cast<const uint8_t *>(&e)[i];
-        R(EVT_FN) = fn;
-        R(EVT_POST) = 1;
-    }
-    uint16_t num_functions() override { return uint16_t(R(NUM_FN)); }
+
+    uint16_t num_functions() override { return uint16_t(R(io::NUM_FN)); }
     void cmdq_get(uint16_t fn, kite::fw::cmdq_regs &r) override {
-        R(CMDQ_SEL) = fn;
-        r.base = R(CMDQ_BASE_LO) | uint64_t(R(CMDQ_BASE_HI)) << 32;
-        r.log_size = uint8_t(R(CMDQ_LOG));
-        r.pi = uint16_t(R(CMDQ_PI));
-        r.ci = uint16_t(R(CMDQ_CI));
+        R(io::CMDQ_SEL) = fn;
+        r.base = R(io::CMDQ_BASE_LO) | uint64_t(R(io::CMDQ_BASE_HI)) << 32;
+        r.log_size = uint8_t(R(io::CMDQ_LOG_SIZE));
+        r.pi = uint16_t(R(io::CMDQ_PI));
+        r.ci = uint16_t(R(io::CMDQ_CI));
     }
     void cmdq_set_ci(uint16_t fn, uint16_t ci) override {
-        R(CMDQ_SEL) = fn;
-        R(CMDQ_CI) = ci;
+        R(io::CMDQ_SEL) = fn;
+        R(io::CMDQ_CI) = ci;
     }
-    void port_stats(uint8_t port, kite::spec::port_stats &out, bool clear) override {
-        R(STATS_SEL) = port;
-        for (uint32_t i = 0; i < sizeof(out); i++)
-            reinterpret_cast<uint8_t *>(&out)[i] = B(STATS_DATA)[i];
-        if (clear)
-            R(STATS_CLEAR) = 1;
-    }
-    void queue_stats(bool rq, uint32_t qn, kite::spec::queue_stats &out, bool clear) override {
-        R(STATS_SEL) = STATS_QUEUE | ((rq ? 512 : 0) + qn);
-        for (uint32_t i = 0; i < sizeof(out); i++)
-            reinterpret_cast<uint8_t *>(&out)[i] = B(STATS_DATA)[i];
-        if (clear)
-            R(STATS_CLEAR) = 1;
-    }
-    uint8_t port_link_up(uint8_t port) override { return uint8_t(R(LINK) >> port & 1); }
-    uint8_t num_ports() override { return uint8_t(R(NUM_PORTS)); }
+    uint8_t port_link_up(uint8_t port) override { return uint8_t(R(io::LINK) >> port & 1); }
+    uint8_t num_ports() override { return uint8_t(R(io::NUM_PORTS)); }
     void port_mac(uint16_t fn, uint8_t port, uint8_t mac[6]) override {
-        uint64_t m = 0;
-        for (int i = 0; i < 6; i++)
-            m = m << 8 | B(MAC_BASE)[i];
+        uint64_t m = uint64_t(R(io::MAC_HI) & 0xffff) << 32 | R(io::MAC_LO);
         m += port + uint64_t(fn) * num_ports();
         for (int i = 5; i >= 0; i--, m >>= 8)
             mac[i] = uint8_t(m);
     }
-    void set_health(uint32_t s, bool fatal) override {
-        R(HEALTH) = s;
-        if (fatal)
-            R(FATAL) = 1;
+    void set_health(uint32_t syndrome, bool fatal) override {
+        R(io::HEALTH) = syndrome;
+        fatal_ = fatal_ || fatal;
     }
-    void set_fw_version(uint32_t v) override { R(FW_VERSION) = v; }
-    uint64_t serial() override { return R(SERIAL_LO) | uint64_t(R(SERIAL_HI)) << 32; }
+    void set_fw_version(uint32_t v) override { R(io::FW_VERSION) = v; }
+    uint64_t serial() override { return R(io::SERIAL_LO) | uint64_t(R(io::SERIAL_HI)) << 32; }
+    // No flash controller on the board yet: the flash commands fail, the
+    // firmware runs its built-in image.
     uint32_t flash_size() override { return kite::fw::FLASH_SIZE; }
-    bool flash_op(uint32_t off, uint32_t len, uint32_t op) {
-        R(FLASH_ADDR) = off;
-        R(FLASH_LEN) = len;
-        R(FLASH_CTRL) = op;
-        while (R(FLASH_STATUS) & 1) {
-        }
-        return !(R(FLASH_STATUS) & 2);
-    }
-    bool flash_read(uint32_t off, void *buf, uint32_t len) override {
-        for (uint32_t o = 0; o < len; o += 4096) {
-            uint32_t n = len - o < 4096 ? len - o : 4096;
-            if (!flash_op(off + o, n, 1))
-                return false;
-            for (uint32_t i = 0; i < n; i++)
-                static_cast<uint8_t *>(buf)[o + i] = B(FLASH_BUF)[i];
-        }
-        return true;
-    }
-    bool flash_write(uint32_t off, const void *buf, uint32_t len) override {
-        for (uint32_t o = 0; o < len; o += 4096) {
-            uint32_t n = len - o < 4096 ? len - o : 4096;
-            for (uint32_t i = 0; i < n; i++)
-                B(FLASH_BUF)[i] = static_cast<const uint8_t *>(buf)[o + i];
-            if (!flash_op(off + o, n, 2))
-                return false;
-        }
-        return true;
-    }
+    bool flash_read(uint32_t, void *, uint32_t) override { return false; }
+    bool flash_write(uint32_t, const void *, uint32_t) override { return false; }
     uint64_t now_ns() override {
-        uint32_t hi, lo;
-        do {
-            hi = R(TIME_HI);
-            lo = R(TIME_LO);
-        } while (hi != R(TIME_HI));
-        return uint64_t(hi) << 32 | lo;
+        const uint32_t lo = R(io::TIME_LO);  // latches TIME_HI
+        return uint64_t(R(io::TIME_HI)) << 32 | lo;
     }
     void log(int, const char *msg) override {
         while (*msg)
-            R(UART) = uint8_t(*msg++);
-        R(UART) = '\n';
+            R(io::UART) = uint8_t(*msg++);
+        R(io::UART) = '\n';
     }
+
+    bool fatal() const { return fatal_; }
+    void clear_fatal() { fatal_ = false; }
+
+protected:
+    void port_wq(bool rq, uint32_t qn, const wq_port &p) override {
+        R(io::WQ_BASE_LO) = uint32_t(p.base);
+        R(io::WQ_BASE_HI) = uint32_t(p.base >> 32);
+        R(io::WQ_A) = (qn & 0xffff) | uint32_t(rq) << 16 | uint32_t(p.en) << 17 | uint32_t(p.state) << 18 |
+                      uint32_t(p.fn) << 24;
+        R(io::WQ_B) = p.page | uint32_t(p.log_size) << 8 | uint32_t(p.log_stride) << 12 | uint32_t(p.port) << 16 |
+                      uint32_t(p.flags) << 24;
+        R(io::WQ_CQN) = p.cqn;
+        R(io::WQ_GO) = 1;
+        while (R(io::WQ_GO) & 1) {
+        }
+    }
+    void port_cmd(uint8_t op, uint16_t qn, const uint8_t *data, size_t n) override {
+        uint8_t d[32] = {};
+        __builtin_memcpy(d, data, n < 32 ? n : 32);
+        R(io::CMD_OP) = op | uint32_t(qn) << 16;
+        for (unsigned i = 0; i < 8; i++)
+            R(io::CMD_DATA + 4 * i) = uint32_t(d[4 * i]) | uint32_t(d[4 * i + 1]) << 8 |
+                                      uint32_t(d[4 * i + 2]) << 16 | uint32_t(d[4 * i + 3]) << 24;
+        R(io::CMD_GO) = 1;
+        while (R(io::CMD_GO) & 1) {
+        }
+    }
+    void port_rss(unsigned rss_ctx, unsigned addr, uint32_t v) override {
+        R(io::RSS_SEL) = addr | rss_ctx << 16;
+        R(io::RSS_DATA) = v;
+    }
+    void port_flt(unsigned port, unsigned addr, uint64_t v) override {
+        R(io::FLT_SEL) = addr | port << 16;
+        R(io::FLT_LO) = uint32_t(v);
+        R(io::FLT_HI) = uint32_t(v >> 32);
+    }
+    void port_fn(uint16_t fn, uint16_t db_pages, uint8_t port) override {
+        R(io::FN_CTL) = fn | uint32_t(port) << 8 | uint32_t(db_pages) << 16;
+    }
+    void port_pause(unsigned port, bool pause_rx) override { R(io::PORT_CTL) = port | uint32_t(pause_rx) << 8; }
+    void port_counters(uint32_t idx, uint64_t *out, uint32_t words, bool clear) override {
+        for (uint32_t w = 0; w < words; w++) {
+            R(io::ST_IDX) = (idx + w) | uint32_t(clear) << 16;
+            R(io::ST_GO) = 1;
+            while (R(io::ST_GO) & 1) {
+            }
+            out[w] = R(io::ST_LO) | uint64_t(R(io::ST_HI)) << 32;
+        }
+    }
+
+private:
+    bool fatal_ = false;
 };
 
-MmioHal hal;
-kite::fw::Firmware firmware(hal);
+BoardHal hal;
+kite::fw::Firmware firmware(hal, kite::fw::card::FEATURES);
+
+void set_status() {
+    R(io::DEV_STATUS) = hal.fatal() ? uint32_t(kite::spec::reg::DEV_STATUS_FATAL)
+                                    : uint32_t(kite::spec::reg::DEV_STATUS_READY);
+}
 
 }  // namespace
 
+// Boot, then serve: function resets the host asked for (DEV_CTRL.RESET,
+// FLR), the command rings, the heartbeat (milliseconds since boot).
 int main() {
+    const uint64_t t0 = hal.now_ns();
     firmware.boot();
-    for (;;)
+    set_status();
+    for (;;) {
+        const uint32_t req = R(io::RESET_REQ);
+        if (req) {
+            for (uint16_t fn = 0; fn < hal.num_functions(); fn++)
+                if (req >> fn & 1)
+                    firmware.reset_function(fn);
+            if (req & 1) {
+                hal.clear_fatal();
+                R(io::HEALTH) = kite::spec::health_syndrome::OK;
+            }
+            R(io::RESET_DONE) = req;
+        }
         firmware.poll();
+        set_status();
+        R(io::HEARTBEAT) = uint32_t((hal.now_ns() - t0) / 1000000);
+    }
 }

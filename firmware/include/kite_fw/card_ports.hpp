@@ -19,6 +19,11 @@
 
 namespace kite::fw::card {
 
+// What kite_card's datapath offers (its BAR0 CAPS, kite_regs' CAPS
+// parameter): the firmware's features on the RTL card.
+inline constexpr uint32_t FEATURES = spec::reg::CAPS_ETH | spec::reg::CAPS_CSUM | spec::reg::CAPS_TSO |
+                                     spec::reg::CAPS_RSS | spec::reg::CAPS_VLAN;
+
 // kite_cq's command port ops (fw_cq_op_i) that the firmware uses.
 enum cmd_op : uint8_t {
     OP_EVENT = 3,   // data: the EQE, to the function's async EQ

@@ -7,14 +7,18 @@
 //                without a new bitstream).
 //   0x1000_0000  RAM, RAM_KB: data, stack. Fetching from it is an access
 //                fault, so a wild jump traps instead of running data.
-//   0x2000_0000  the MMIO window, 64 KiB, passed to io_* (the card side
+//   0x2000_0000  the MMIO window, 64 KiB, passed to io_* (kite_cpu_io
 //                answers; its ack may come in the request's cycle).
+//   0x3000_0000  CTX, CTX_KB: the firmware's context store (fw::PortHal
+//                keeps whole contexts, about 0.8 MiB), in UltraRAM; data
+//                only, like the RAM.
 //   elsewhere    access fault.
-// Both memories are block RAM with a registered read: a ROM or RAM access
-// is acknowledged the cycle after the request.
+// All three memories have a registered read: an access is acknowledged the
+// cycle after the request.
 module kite_cpu_sys #(
   parameter int unsigned ROM_KB  = 128,
   parameter int unsigned RAM_KB  = 128,
+  parameter int unsigned CTX_KB  = 1024,
   parameter              ROM_HEX = ""
 ) (
   input  logic        clk_i,
@@ -43,8 +47,8 @@ module kite_cpu_sys #(
   output logic [31:0] rt_rd_val_o,
   output logic [31:0] rt_next_pc_o
 );
-  localparam int unsigned ROM_W = ROM_KB * 256, RAM_W = RAM_KB * 256;   // 32-bit words
-  localparam int unsigned ROM_AW = $clog2(ROM_W), RAM_AW = $clog2(RAM_W);
+  localparam int unsigned ROM_W = ROM_KB * 256, RAM_W = RAM_KB * 256, CTX_W = CTX_KB * 256;  // 32-bit words
+  localparam int unsigned ROM_AW = $clog2(ROM_W), RAM_AW = $clog2(RAM_W), CTX_AW = $clog2(CTX_W);
 
   logic        req, instr, we, ack, err;
   logic [31:0] addr, wdata, rdata;
@@ -58,18 +62,20 @@ module kite_cpu_sys #(
     .rt_next_pc_o
   );
 
-  logic in_rom, in_ram, in_io;
+  logic in_rom, in_ram, in_ctx, in_io;
   assign in_rom = addr[31:28] == 4'h0 && addr[27:2] < 26'(ROM_W);
   assign in_ram = addr[31:28] == 4'h1 && addr[27:2] < 26'(RAM_W);
+  assign in_ctx = addr[31:28] == 4'h3 && addr[27:2] < 26'(CTX_W);
   assign in_io  = addr[31:16] == 16'h2000;
 
   // A ROM or RAM access starts when its request is seen and is answered the
   // next cycle (the core holds the request until then).
-  logic mem_ok, busy_q, sel_ram_q;
-  assign mem_ok = (in_rom && !we) || (in_ram && !instr);
+  logic       mem_ok, busy_q;
+  logic [1:0] sel_q;                          // 0 ROM, 1 RAM, 2 CTX
+  assign mem_ok = (in_rom && !we) || ((in_ram || in_ctx) && !instr);
 
   (* ram_style = "block" *) logic [31:0] rom [ROM_W];
-  logic [31:0] rom_q, ram_q;
+  logic [31:0] rom_q, ram_q, ctx_q;
   initial if (ROM_HEX != "") $readmemh(ROM_HEX, rom);
 
   always_ff @(posedge clk_i) begin
@@ -96,13 +102,31 @@ module kite_cpu_sys #(
     end
   end
 
+  // The context store: UltraRAM reads or writes in a cycle, not both.
+  logic ctx_en;
+  assign ctx_en = req && !busy_q && in_ctx && !instr;
+  (* ram_style = "ultra" *) logic [31:0] ctx [CTX_W];
+`ifndef SYNTHESIS
+  initial for (int i = 0; i < CTX_W; i++) ctx[i] = 32'h0;   // UltraRAM configures to zero
+`endif
+  always_ff @(posedge clk_i) begin
+    if (ctx_en) begin
+      if (we) begin
+        for (int j = 0; j < 4; j++)
+          if (be[j]) ctx[addr[CTX_AW+1:2]][8*j +: 8] <= wdata[8*j +: 8];
+      end else begin
+        ctx_q <= ctx[addr[CTX_AW+1:2]];
+      end
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       busy_q <= 1'b0;
-      sel_ram_q <= 1'b0;
+      sel_q <= 2'd0;
     end else begin
       busy_q <= req && !busy_q && mem_ok;
-      sel_ram_q <= in_ram;
+      sel_q <= in_ctx ? 2'd2 : in_ram ? 2'd1 : 2'd0;
     end
   end
 
@@ -114,7 +138,7 @@ module kite_cpu_sys #(
 
   always_comb begin
     if (busy_q) begin
-      ack = 1'b1; err = 1'b0; rdata = sel_ram_q ? ram_q : rom_q;
+      ack = 1'b1; err = 1'b0; rdata = sel_q == 2'd2 ? ctx_q : sel_q == 2'd1 ? ram_q : rom_q;
     end else if (in_io && !instr) begin
       ack = io_ack_i; err = io_err_i; rdata = io_rdata_i;
     end else begin

@@ -8,12 +8,13 @@
 #include <vector>
 
 #include "cpu/rv32.hpp"
+#include "kite/spec.hpp"
 #include "tb.hpp"
 
 namespace cputb {
 
-constexpr uint32_t ROM = 0x00000000, RAM = 0x10000000, IO = 0x20000000;
-constexpr uint32_t MEM_SIZE = 128 * 1024, IO_SIZE = 64 * 1024;
+constexpr uint32_t ROM = 0x00000000, RAM = 0x10000000, IO = 0x20000000, CTX = 0x30000000;
+constexpr uint32_t MEM_SIZE = 128 * 1024, IO_SIZE = 64 * 1024, CTX_SIZE = 1024 * 1024;
 
 struct Access {
     bool we;
@@ -23,18 +24,20 @@ struct Access {
     bool operator==(const Access &) const = default;
 };
 
-// One side's memory as on the card: ROM (code and constants; a store to it
-// is an access fault, so a stray store cannot corrupt the code or the trap
-// handler), RAM (data; fetching from it is an access fault), the MMIO
-// window, errors elsewhere.
+// One side's memory as on the card (kite_cpu_sys): ROM (code and constants;
+// a store to it is an access fault, so a stray store cannot corrupt the
+// code or the trap handler), RAM and the context store (data; fetching from
+// them is an access fault), the MMIO window, errors elsewhere.
 struct Memory {
-    std::vector<uint8_t> rom = std::vector<uint8_t>(MEM_SIZE), ram = std::vector<uint8_t>(MEM_SIZE);
+    std::vector<uint8_t> rom = std::vector<uint8_t>(MEM_SIZE), ram = std::vector<uint8_t>(MEM_SIZE),
+                         ctx = std::vector<uint8_t>(CTX_SIZE);
     uint64_t io_seed = 0, io_reads = 0, io_writes = 0;
     std::vector<Access> log;   // data accesses since the last retire
 
     uint8_t *at(uint32_t a) {
         if (a - ROM < MEM_SIZE) return &rom[a - ROM];
         if (a - RAM < MEM_SIZE) return &ram[a - RAM];
+        if (a - CTX < CTX_SIZE) return &ctx[a - CTX];
         return nullptr;
     }
     static uint64_t mix(uint64_t x) {
@@ -67,17 +70,18 @@ struct Memory {
         if (!instr) log.push_back({we, wa, be, we ? data & bemask(be) : 0});
         return true;
     }
-    // The card side of the window, as far as the firmware's loops need it
-    // (register offsets of firmware/rv32/hal_mmio.cpp): a clock that runs,
-    // a few functions and ports; every other read a hash of the address and
-    // the read's index, the same on both sides.
+    // The card side of the window (kite_cpu_io's map, kite::spec::cpu_io),
+    // as far as the firmware's loops need it: a clock that runs, a few
+    // functions and ports; every other read (busy bits included) a hash of
+    // the address and the read's index, the same on both sides.
     uint32_t io_read(uint32_t off) const {
+        namespace io = kite::spec::cpu_io;
         uint64_t h = mix(io_seed ^ off ^ (io_reads << 32));
         switch (off) {
-        case 0x0b0: return uint32_t(io_reads * 40);       // TIME_LO
-        case 0x0b4: return uint32_t(io_seed >> 40);       // TIME_HI
-        case 0x060: return 1 + uint32_t(h % 8);           // NUM_FN
-        case 0x064: return 1 + uint32_t(h % 2);           // NUM_PORTS
+        case io::TIME_LO: return uint32_t(io_reads * 40);
+        case io::TIME_HI: return uint32_t(io_seed >> 40);
+        case io::NUM_FN: return 1 + uint32_t(h % 8);
+        case io::NUM_PORTS: return 1 + uint32_t(h % 2);
         default: return uint32_t(h);
         }
     }

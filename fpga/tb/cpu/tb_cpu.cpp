@@ -241,7 +241,7 @@ int main(int argc, char **argv) {
             b.p_lat0 = 1.0;   // ROM and RAM in BRAM answer in the request's cycle
             b.reset(entry);
             long t0 = b.traps, r0 = b.retired;
-            uint64_t cyc = b.run(args.n > 0 ? args.n : 400000, false);
+            uint64_t cyc = b.run(args.n > 0 ? args.n : 1500000, false);
             long n = b.retired - r0;
             chk.expect(b.traps == t0, "the firmware trapped %ld times", b.traps - t0);
             chk.expect(b.iss_mem.io_reads > 100, "the firmware read its MMIO window %" PRIu64 " times",

@@ -9,9 +9,10 @@
 //   - the firmware (KITE_FW_ELF, built by fpga/check.sh), 400,000
 //     instructions with the window answering after 0-3 cycles; its ROM_HEX
 //     image (KITE_FW_HEX) checked against the ELF;
-//   - a map program: ROM constant, RAM byte/halfword/word, a store to ROM,
-//     loads outside the map, window accesses, a fetch from RAM and from the
-//     window, each fault's cause checked;
+//   - a map program: ROM constant, RAM byte/halfword/word, the context
+//     store's last words, a store to ROM, loads outside the map and past
+//     each region, window accesses, fetches from RAM, the window and the
+//     context store, each fault's cause checked;
 //   - random programs (cpu_tb.hpp), for the block RAMs' timing under the core.
 #include <algorithm>
 #include <cinttypes>
@@ -157,8 +158,14 @@ void map_program(Bench &b) {
     p.w32(enc_i(0, 8, 2, 10, LOAD));                 // lw x10, 0(x8)
     p.w32(enc_i(4, 8, 5, 11, LOAD));                 // lhu x11, 4(x8)
     p.w32(enc_s(0, 9, 6, 2));                        // sw x9, 0(x6): ROM store -> 7
-    p.li(12, 0x30000000);
+    p.li(12, 0x40000000);
     p.w32(enc_i(0, 12, 2, 13, LOAD));                // -> 5, outside the map
+    p.li(15, CTX + CTX_SIZE - 4);
+    p.w32(enc_s(0, 9, 15, 2));                       // sw x9 at the context store's last word
+    p.w32(enc_s(-4, 9, 15, 1));                      // sh x9 below it
+    p.w32(enc_i(0, 15, 2, 16, LOAD));                // lw x16
+    p.w32(enc_i(-4, 15, 2, 17, LOAD));               // lw x17
+    p.w32(enc_i(4, 15, 2, 13, LOAD));                // -> 5, past the context store
     p.li(12, MEM_SIZE);
     p.w32(enc_i(0, 12, 2, 13, LOAD));                // -> 5, past the ROM
     p.li(12, IO + 0x10);
@@ -171,6 +178,8 @@ void map_program(Bench &b) {
     p.w32(enc_i(0, 12, 0, 1, 0x67));                 // jalr ra, 0(x12): fetch from RAM -> 1
     p.li(12, IO);
     p.w32(enc_i(0, 12, 0, 1, 0x67));                 // fetch from the window -> 1
+    p.li(12, CTX);
+    p.w32(enc_i(0, 12, 0, 1, 0x67));                 // fetch from the context store -> 1
     uint32_t done = p.pc();
     p.w32(enc_j(0, 0));                              // j .
     while (p.pc() < 0x200) p.w32(addi(0, 0, 0));
@@ -188,12 +197,14 @@ void map_program(Bench &b) {
     std::vector<uint8_t> rom = image(p);
     for (int i = 0; i < 4; i++) rom[K + i] = uint8_t(0xcafef00d >> (8 * i));
     b.load_rom(rom, 7, 0);
-    b.run(120);
+    b.run(160);
     auto &x = b.iss->x;
     chk.expect(x[7] == 0xcafef00d, "ROM constant %08x", x[7]);
     chk.expect(x[10] == 0x12345678 && x[11] == 0x7800, "RAM word %08x halfword %04x", x[10], x[11]);
-    static const uint32_t want[] = {7, 5, 5, 5, 1, 1};
-    for (unsigned i = 0; i < 6; i++) {
+    chk.expect(x[16] == 0x12345678 && (x[17] & 0xffff) == 0x5678, "context store word %08x, halfword %08x", x[16],
+               x[17]);
+    static const uint32_t want[] = {7, 5, 5, 5, 5, 1, 1, 1};
+    for (unsigned i = 0; i < 8; i++) {
         uint32_t v = 0;
         b.iss_bus.load(LOG + 4 * i, 4, v);
         chk.expect(v == want[i], "fault %u: mcause %u, expected %u", i, v, want[i]);
@@ -243,7 +254,7 @@ int main(int argc, char **argv) {
         if (chk.expect(ok, "firmware %s: %s", elf, err.c_str())) {
             b.load_rom(rom, 0x5eed, entry);
             long r0 = b.retired, t0 = b.traps;
-            uint64_t cyc = b.run(args.n > 0 ? args.n : 400000);
+            uint64_t cyc = b.run(args.n > 0 ? args.n : 1500000);
             long n = b.retired - r0;
             chk.expect(b.traps == t0, "the firmware trapped %ld times", b.traps - t0);
             chk.expect(b.iss_mem.io_reads > 100, "the firmware read the window %" PRIu64 " times", b.iss_mem.io_reads);
