@@ -20,9 +20,13 @@ shopt -s nullglob
 sib=()
 while read -r h; do sib+=("$(dirname "$tbcpp")/$h"); done \
     < <(sed -n 's|^#include "\(\.\./[a-z_]*/[a-z_]*\.hpp\)"|\1|p' "$tbcpp")
+# Firmware headers count for the testbenches that include them (the port
+# formats of kite_fw/card_ports.hpp), so a firmware change rebuilds only those.
+while read -r h; do sib+=("$root/firmware/include/$h"); done \
+    < <(sed -n 's|^#include "\(kite_fw/[a-z_]*\.hpp\)"|\1|p' "$tbcpp" "$(dirname "$tbcpp")"/*.hpp)
 stamp=$( (cat "$tbcpp" "$(dirname "$tbcpp")"/*.hpp "${sib[@]}" "$root"/fpga/tb/common/*.hpp "$root"/fpga/model/include/kite/*.hpp \
     "$root"/fpga/model/txp/*.?pp "$root"/fpga/model/card/hw.hpp \
-    "$root"/fpga/model/{queue,doorbell,mac,roce,stats,rss,rxp,cpu}/*.?pp "$root"/firmware/include/kite_fw/*.hpp "$@"; echo "${flags[*]//$root/@ROOT@}"; verilator --version; g++ --version) | sha256sum | cut -c1-16)
+    "$root"/fpga/model/{queue,doorbell,mac,roce,stats,rss,rxp,cpu}/*.?pp "$@"; echo "${flags[*]//$root/@ROOT@}"; verilator --version; g++ --version) | sha256sum | cut -c1-16)
 if [ -x "$out/tb" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
     echo "$out/tb"; exit 0
 fi

@@ -68,7 +68,7 @@ module kite_cpu_sys #(
   assign in_ctx = addr[31:28] == 4'h3 && addr[27:2] < 26'(CTX_W);
   assign in_io  = addr[31:16] == 16'h2000;
 
-  // A ROM or RAM access starts when its request is seen and is answered the
+  // A memory access starts when its request is seen and is answered the
   // next cycle (the core holds the request until then).
   logic       mem_ok, busy_q;
   logic [1:0] sel_q;                          // 0 ROM, 1 RAM, 2 CTX

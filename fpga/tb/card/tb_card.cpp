@@ -69,6 +69,7 @@
 #include <kite/rss.hpp>
 
 #include "Vkite_card.h"
+#include "kite_fw/card_ports.hpp"
 #include "kite_ref.hpp"
 #include "tb.hpp"
 
@@ -601,6 +602,11 @@ int main(int argc, char **argv) {
     // 3. BAR0 reads.
     uint64_t rev = b.bar0_read(uint32_t(spec::reg::HW_REVISION));
     chk.expect(rev == 0x00010000, "HW_REVISION 0x%llx", (unsigned long long)rev);
+    // The firmware on the board reports the datapath's features from its
+    // own constant (it cannot read BAR0): it must be the card's CAPS.
+    uint64_t caps = b.bar0_read(uint32_t(spec::reg::CAPS));
+    chk.expect(caps == kite::fw::card::FEATURES, "CAPS 0x%llx, the firmware's kite_card features 0x%x",
+               (unsigned long long)caps, kite::fw::card::FEATURES);
     uint64_t txp = b.bar0_read(uint32_t(spec::reg::STATS_BASE) + 16);
     uint64_t txb = b.bar0_read(uint32_t(spec::reg::STATS_BASE) + 24);
     chk.expect(txp == b.ref.hw.ports[0].stats.tx_packets && txb == b.ref.hw.ports[0].stats.tx_bytes,

@@ -1,21 +1,25 @@
 // kite_cpu testbench. The reference is the model's instruction-set simulator
 // (kite::cpu::Rv32, fpga/model/cpu/rv32.hpp): both run the same program on
-// their own copy of the same memory, and every instruction the core retires
-// is compared with one ISS step: pc, raw bits, trap cause and value, the
-// register written and its value, the next pc, and the data accesses it made
-// on the bus (address, byte enables, data written). Programs:
-//   - directed: a few short programs with results known by hand (a cycle
-//     counter read, a straddling 32-bit instruction, a division loop);
-//   - random: 60 KiB of random snippets (ALU, M, loads and stores into RAM,
-//     LR/SC/AMOs, branches and jumps, CSRs, random compressed parcels and
-//     random 32-bit words for the illegal encodings, ECALL/EBREAK/MRET) with
-//     a trap handler that resumes 2 bytes on or somewhere in the code;
-//   - the firmware: kite-fw.elf (firmware/src/fw.cpp for rv32imac, built by
-//     check.sh, path in KITE_FW_ELF), its MMIO window answering reads with a
-//     hash of the address and the read's index, so both sides see the same
-//     values and the firmware wanders through its command handling.
-// The bus acknowledges after 0-3 cycles at random (0: in the request's
-// cycle), and answers outside ROM, RAM and the MMIO window with an error.
+// their own copy of the same memory (kite_cpu_sys's map, cpu_tb.hpp), and
+// every instruction the core retires is compared with one ISS step: pc, raw
+// bits, trap cause and value, the register written and its value, the next
+// pc, and the data accesses it made on the bus (address, byte enables, data
+// written). Programs, in this order:
+//   - the firmware: kite-fw.elf (firmware/src for rv32imac with the board's
+//     HAL, built by check.sh, path in KITE_FW_ELF), 1.5 M instructions, its
+//     MMIO window answering as the card side would (a clock that runs, a
+//     few functions and ports, hashed values elsewhere), so both sides see
+//     the same values and the firmware boots and polls;
+//   - directed: short programs with results known by hand (a division, a
+//     straddling 32-bit instruction, the cycle counter, ECALL and MRET);
+//   - random: 32 programs of 60 KiB of random snippets (ALU, M with edge
+//     operands, loads and stores into random RAM, LR/SC sequences and AMOs,
+//     forward branches and jumps, CSRs implemented or not with read-backs,
+//     random compressed parcels and reserved encodings, random 32-bit words,
+//     ECALL/EBREAK/WFI/FENCE) with a trap handler that resumes after the
+//     trapping instruction, or somewhere in the code after a fetch fault.
+// The bus acknowledges after 0-6 cycles at random (0: in the request's
+// cycle), and answers outside the map with an error.
 #include <algorithm>
 #include <cinttypes>
 #include <cstdlib>
