@@ -173,6 +173,46 @@ inline bool is_cycle_csr(uint32_t insn) {
     return csr == 0xb00 || csr == 0xb80 || csr == 0xc00 || csr == 0xc80;
 }
 
+// When to acknowledge a request held until its answer: after a random wait
+// drawn when it first shows (0: in its own cycle).
+struct AckDelay {
+    bool waiting = false;
+    unsigned left = 0;
+    bool due(tb::Rng &r, double p0, unsigned hi) {
+        if (!waiting) {
+            waiting = true;
+            left = tb::chance(r, p0) ? 0 : tb::rnd(r, 1, hi);
+        }
+        if (left) {
+            left--;
+            return false;
+        }
+        waiting = false;
+        return true;
+    }
+};
+
+// One retired instruction of the core (its retire port, rt_*) against one
+// ISS step. A read of the cycle counter takes the core's value (the ISS is
+// not cycle-exact). inject corrupts the expected register value.
+template <class M>
+bool compare_retire(tb::Checker &chk, const M &m, kite::cpu::Rv32 &iss, kite::cpu::Retire &e, long n, bool inject) {
+    const uint32_t rd_val = m.rt_rd_val_o;
+    if (!e.trap && is_cycle_csr(e.insn) && e.rd) iss.x[e.rd] = e.rd_val = rd_val;
+    if (inject) e.rd_val ^= 1, e.rd = e.rd ? e.rd : 1;
+    bool ok = true;
+    ok &= chk.expect(m.rt_pc_o == e.pc, "#%ld pc %08x, ISS %08x", n, m.rt_pc_o, e.pc);
+    ok &= chk.expect(m.rt_insn_o == e.insn, "#%ld pc %08x insn %08x, ISS %08x", n, e.pc, m.rt_insn_o, e.insn);
+    ok &= chk.expect(m.rt_trap_o == e.trap && (!e.trap || (m.rt_cause_o == e.cause && m.rt_tval_o == e.tval)),
+                     "#%ld pc %08x insn %08x trap %d cause %u tval %08x, ISS %d %u %08x", n, e.pc, e.insn, m.rt_trap_o,
+                     m.rt_cause_o, m.rt_tval_o, e.trap, e.cause, e.tval);
+    ok &= chk.expect(m.rt_rd_o == e.rd && (e.rd == 0 || rd_val == e.rd_val), "#%ld pc %08x insn %08x x%u = %08x, ISS x%u = %08x",
+                     n, e.pc, e.insn, m.rt_rd_o, rd_val, e.rd, e.rd_val);
+    ok &= chk.expect(m.rt_next_pc_o == e.next_pc, "#%ld pc %08x insn %08x next %08x, ISS %08x", n, e.pc, e.insn,
+                     m.rt_next_pc_o, e.next_pc);
+    return ok;
+}
+
 // --- random programs ----------------------------------------------------------
 constexpr uint32_t HANDLER = 0x180, CODE = 0x200, CODE_END = 0xf000, DATA = 0x10010000;
 

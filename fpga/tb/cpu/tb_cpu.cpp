@@ -44,8 +44,7 @@ struct Bench {
     Memory rtl_mem, iss_mem;
     IssBus iss_bus{iss_mem};
     std::optional<kite::cpu::Rv32> iss;
-    unsigned wait_left = 0;
-    bool waiting = false;
+    AckDelay ack;
     double p_lat0 = 0.3;
     unsigned lat_hi = 3;
     // Coverage.
@@ -76,7 +75,7 @@ struct Bench {
         m.bus_err_i = 0;
         clk.reset();
         iss.emplace(iss_bus, pc);
-        waiting = false;
+        ack = AckDelay{};
     }
 
     // One cycle of the bus: acknowledge the core's request after a random wait.
@@ -84,21 +83,12 @@ struct Bench {
         m.bus_ack_i = 0;
         m.bus_err_i = 0;
         m.bus_rdata_i = 0;
-        if (m.bus_req_o) {
-            if (!waiting) {
-                waiting = true;
-                wait_left = tb::chance(rng, p_lat0) ? 0 : tb::rnd(rng, 1, lat_hi);
-            }
-            if (wait_left == 0) {
-                uint32_t data = m.bus_wdata_o;
-                bool ok = rtl_mem.word(m.bus_addr_o, m.bus_we_o, uint8_t(m.bus_be_o), data, m.bus_instr_o);
-                m.bus_ack_i = 1;
-                m.bus_err_i = !ok;
-                m.bus_rdata_i = m.bus_we_o ? 0xdeadbeef : data;
-                waiting = false;
-            } else {
-                wait_left--;
-            }
+        if (m.bus_req_o && ack.due(rng, p_lat0, lat_hi)) {
+            uint32_t data = m.bus_wdata_o;
+            bool ok = rtl_mem.word(m.bus_addr_o, m.bus_we_o, uint8_t(m.bus_be_o), data, m.bus_instr_o);
+            m.bus_ack_i = 1;
+            m.bus_err_i = !ok;
+            m.bus_rdata_i = m.bus_we_o ? 0xdeadbeef : data;
         }
         clk.tick();
     }
@@ -106,27 +96,7 @@ struct Bench {
     // Compares one retired instruction with one ISS step.
     bool compare() {
         kite::cpu::Retire e = iss->step();
-        uint32_t rtl_rd_val = m.rt_rd_val_o;
-        // The ISS is not cycle-exact: a read of the cycle counter takes the
-        // core's value (which must grow between reads).
-        if (!e.trap && is_cycle_csr(e.insn)) {
-            if (e.rd) {
-                iss->x[e.rd] = rtl_rd_val;
-                e.rd_val = rtl_rd_val;
-            }
-        }
-        if (inject && retired == 1000) e.rd_val ^= 1, e.rd = e.rd ? e.rd : 1;
-        bool ok = true;
-        ok &= chk.expect(m.rt_pc_o == e.pc, "#%ld pc %08x, ISS %08x", retired, m.rt_pc_o, e.pc);
-        ok &= chk.expect(m.rt_insn_o == e.insn, "#%ld pc %08x insn %08x, ISS %08x", retired, e.pc, m.rt_insn_o, e.insn);
-        ok &= chk.expect(m.rt_trap_o == e.trap && (!e.trap || (m.rt_cause_o == e.cause && m.rt_tval_o == e.tval)),
-                         "#%ld pc %08x insn %08x trap %d cause %u tval %08x, ISS %d %u %08x", retired, e.pc, e.insn,
-                         m.rt_trap_o, m.rt_cause_o, m.rt_tval_o, e.trap, e.cause, e.tval);
-        ok &= chk.expect(m.rt_rd_o == e.rd && (e.rd == 0 || rtl_rd_val == e.rd_val),
-                         "#%ld pc %08x insn %08x x%u = %08x, ISS x%u = %08x", retired, e.pc, e.insn, m.rt_rd_o,
-                         rtl_rd_val, e.rd, e.rd_val);
-        ok &= chk.expect(m.rt_next_pc_o == e.next_pc, "#%ld pc %08x insn %08x next %08x, ISS %08x", retired, e.pc,
-                         e.insn, m.rt_next_pc_o, e.next_pc);
+        bool ok = compare_retire(chk, m, *iss, e, retired, inject && retired == 1000);
         ok &= chk.expect(rtl_mem.log == iss_mem.log, "#%ld pc %08x insn %08x: %zu data accesses, ISS %zu%s", retired,
                          e.pc, e.insn, rtl_mem.log.size(), iss_mem.log.size(),
                          rtl_mem.log.size() == iss_mem.log.size() ? " (they differ)" : "");
