@@ -4,6 +4,7 @@
 // fpga/spec, group cpu_io), the context store in the CPU's UltraRAM
 // (.ctx, link.ld), and the main loop. The translation of contexts into
 // port writes is fw::PortHal's, the code the co-simulation runs.
+#include "kite_fw/cpu_io.hpp"
 #include "kite_fw/fw.hpp"
 #include "kite_fw/port_hal.hpp"
 
@@ -48,7 +49,7 @@ void __cxa_pure_virtual() {
 
 namespace {
 
-namespace io = kite::spec::cpu_io;
+namespace io = kite::fw::cpu_io;
 namespace ctx = kite::ctx;
 using kite::fw::card::wq_port;
 

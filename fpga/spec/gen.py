@@ -18,6 +18,9 @@ OUTPUTS = {
     "cpp": "fpga/model/include/kite/spec.hpp",
     "sv": "fpga/rtl/common/kite_pkg.sv",
     "rst": "Documentation/hw/interface.rst",
+    # The card's own control CPU window (the group marked internal): its firmware and its RTL only.
+    "cpu_io_cpp": "firmware/include/kite_fw/cpu_io.hpp",
+    "cpu_io_sv": "fpga/rtl/common/kite_cpu_io_pkg.sv",
 }
 
 SIZES = {"u8": 1, "u16": 2, "u32": 4, "u64": 8, "be16": 2, "be32": 4}
@@ -93,22 +96,14 @@ def commands(spec):
     return spec["commands"][0]["list"]
 
 
-def consts(spec, host=False):
-    """(group, name, value, doc); host: only what the host sees (not a group marked internal, such as
-    the card's own CPU window, which the kernel and provider headers leave out)."""
+def consts(spec, internal=False):
+    """(group, name, value, doc) of the host interface's groups, or with internal of the card's own
+    (marked internal: the control CPU's window, generated into its firmware and RTL only)."""
     for g in spec["consts"]:
-        if host and g.get("internal"):
+        if bool(g.get("internal")) != internal:
             continue
         for name, val, doc in g["values"]:
             yield g["group"], name, val, doc
-
-
-def const_prefix(spec, grp):
-    """The name prefix of a group's constants in the flat namespaces (C, SystemVerilog)."""
-    for g in spec["consts"]:
-        if g["group"] == grp:
-            return g.get("prefix", "DB_" if grp == "db" else "")
-    return ""
 
 
 # ----------------------------------------------------------------- C headers
@@ -134,8 +129,8 @@ def gen_c(spec, kernel):
     o.append(f"#define {P}SPEC_MINOR {m['spec_minor']}")
     o.append(f"#define {P}MAGIC 0x4b495445")
     o.append("")
-    for grp, name, val, doc in consts(spec, host=True):
-        pre = P + const_prefix(spec, grp)
+    for grp, name, val, doc in consts(spec):
+        pre = P + ("DB_" if grp == "db" else "")
         o.append(f"/* {cdoc(doc)} */" if doc else "")
         o.append(f"#define {pre}{name} {cnum(name, val)}")
     o.append("")
@@ -314,7 +309,7 @@ def gen_sv(spec):
     o.append(f"  localparam int unsigned SPEC_MINOR = {m['spec_minor']};")
     o.append("  localparam logic [31:0] MAGIC = 32'h4b495445;")
     for grp, name, val, doc in consts(spec):
-        pre = const_prefix(spec, grp)
+        pre = "DB_" if grp == "db" else ""
         o.append(f"  localparam longint unsigned {pre}{name} = 64'h{val:x};" + (f"  // {doc}" if doc else ""))
     o.append("")
     for r in spec["regs"]:
@@ -430,8 +425,29 @@ def gen_rst(spec):
     return "\n".join(o).rstrip() + "\n"
 
 
+def gen_cpu_io_cpp(spec):
+    o = ["// SPDX-License-Identifier: MIT", f"// {BANNER}", "#pragma once", "", "#include <stdint.h>", "",
+         "namespace kite::fw::cpu_io {", ""]
+    for grp, name, val, doc in consts(spec, internal=True):
+        if grp == "cpu_io":
+            o.append(f"inline constexpr uint32_t {name} = {val:#x};  // {doc}")
+    o += ["", "}  // namespace kite::fw::cpu_io", ""]
+    return "\n".join(o)
+
+
+def gen_cpu_io_sv(spec):
+    o = [f"// {BANNER}", "// The control CPU's MMIO window (kite_cpu_io); fpga/spec, group cpu_io.", "package kite_cpu_io_pkg;", ""]
+    for grp, name, val, doc in consts(spec, internal=True):
+        if grp == "cpu_io":
+            o.append(f"  localparam longint unsigned {name} = 64'h{val:x};  // {doc}")
+    o += ["", "endpackage", ""]
+    return "\n".join(o)
+
+
 def render(spec):
     return {
+        "cpu_io_cpp": gen_cpu_io_cpp(spec),
+        "cpu_io_sv": gen_cpu_io_sv(spec),
         "kernel": gen_c(spec, True),
         "provider": gen_c(spec, False),
         "cpp": gen_cpp(spec),

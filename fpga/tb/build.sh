@@ -12,7 +12,7 @@ out=$root/build/rtl/$name
 mkdir -p "$out"
 flags=(--cc --exe --build -j 2 --top-module "$top" -Wno-fatal -Wno-lint -Wno-style
        --x-assign unique --x-initial unique
-       -CFLAGS "-std=c++20 -O1 -I$root/fpga/tb/common -I$root/fpga/model/include -I$root/fpga/model -I$root/firmware/include"
+       -CFLAGS "-std=c++20 -O1 -I$root/fpga/tb/common -I$root/fpga/model/include -I$root/fpga/model"
        --Mdir "$out/obj" -o "$out/tb")
 # A block folder's own headers (fpga/tb/<block>/*.hpp) count when it has any,
 # and so do headers included from a sibling folder ("../rxp/frames.hpp").
@@ -20,13 +20,16 @@ shopt -s nullglob
 sib=()
 while read -r h; do sib+=("$(dirname "$tbcpp")/$h"); done \
     < <(sed -n 's|^#include "\(\.\./[a-z_]*/[a-z_]*\.hpp\)"|\1|p' "$tbcpp")
-# Firmware headers count for the testbenches that include them (the port
-# formats of kite_fw/card_ports.hpp), so a firmware change rebuilds only those.
-while read -r h; do sib+=("$root/firmware/include/$h"); done \
-    < <(sed -n 's|^#include "\(kite_fw/[a-z_]*\.hpp\)"|\1|p' "$tbcpp" "$(dirname "$tbcpp")"/*.hpp)
+# So do the firmware headers (the port formats, the CPU window's map) and
+# the control CPU's model (cpu/rv32.hpp, cpu/elf.hpp), for the testbenches
+# that include them: a change there rebuilds only those.
+while read -r h; do sib+=("$(dirname "$tbcpp")/$h"); done \
+    < <(sed -n 's|^#include "\(\.\./\.\./\.\./firmware/include/kite_fw/[a-z_]*\.hpp\)"|\1|p' "$tbcpp" "$(dirname "$tbcpp")"/*.hpp)
+while read -r h; do sib+=("$root/fpga/model/$h"); done \
+    < <(sed -n 's|^#include "\(cpu/[a-z_0-9]*\.hpp\)"|\1|p' "$tbcpp" "$(dirname "$tbcpp")"/*.hpp)
 stamp=$( (cat "$tbcpp" "$(dirname "$tbcpp")"/*.hpp "${sib[@]}" "$root"/fpga/tb/common/*.hpp "$root"/fpga/model/include/kite/*.hpp \
     "$root"/fpga/model/txp/*.?pp "$root"/fpga/model/card/hw.hpp \
-    "$root"/fpga/model/{queue,doorbell,mac,roce,stats,rss,rxp,cpu}/*.?pp "$@"; echo "${flags[*]//$root/@ROOT@}"; verilator --version; g++ --version) | sha256sum | cut -c1-16)
+    "$root"/fpga/model/{queue,doorbell,mac,roce,stats,rss,rxp}/*.?pp "$@"; echo "${flags[*]//$root/@ROOT@}"; verilator --version; g++ --version) | sha256sum | cut -c1-16)
 if [ -x "$out/tb" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then
     echo "$out/tb"; exit 0
 fi

@@ -1,5 +1,5 @@
 // The control CPU's MMIO window onto kite_card's firmware ports (register
-// map: fpga/spec, group cpu_io; kite_pkg::CPU_IO_*). kite_cpu_sys passes
+// map: fpga/spec, group cpu_io; kite_cpu_io_pkg). kite_cpu_sys passes
 // its 0x2000_0000 window here; the firmware's HAL for the board drives it
 // (fw::PortHal translates contexts into these port writes).
 //
@@ -266,7 +266,7 @@ module kite_cpu_io #(
   logic [31:0] pend_data_q;
   logic [15:0] a;
   assign a        = io_addr_i;
-  assign cpu_buf  = a[15:13] == 3'(kite_pkg::CPU_IO_DMA_BUF >> 13);
+  assign cpu_buf  = a[15:13] == 3'(kite_cpu_io_pkg::DMA_BUF >> 13);
   assign cpu_bank = a[5:2];
   assign cpu_go   = io_req_i && !pend_q && !(cpu_buf && b_dma);
 
@@ -275,56 +275,56 @@ module kite_cpu_io #(
   always_comb begin
     map_ok = 1'b1;
     rd = '0;
-    if (a[15:9] == 7'(kite_pkg::CPU_IO_CMD_DATA >> 9) && a[8:5] == 4'((kite_pkg::CPU_IO_CMD_DATA >> 5) & 15)) begin
+    if (a[15:9] == 7'(kite_cpu_io_pkg::CMD_DATA >> 9) && a[8:5] == 4'((kite_cpu_io_pkg::CMD_DATA >> 5) & 15)) begin
       rd = cmd_data_q[a[4:2]];
     end else begin
       unique case (a)
-        16'(kite_pkg::CPU_IO_FW_VERSION):    rd = fw_version_o;
-        16'(kite_pkg::CPU_IO_HEALTH):        rd = health_syndrome_o;
-        16'(kite_pkg::CPU_IO_HEARTBEAT):     rd = heartbeat_o;
-        16'(kite_pkg::CPU_IO_DEV_STATUS):    rd = {29'h0, dev_status_o};
-        16'(kite_pkg::CPU_IO_FUNC_INFO):     rd = func_info_o;
-        16'(kite_pkg::CPU_IO_SERIAL_LO):     rd = serial_i[31:0];
-        16'(kite_pkg::CPU_IO_SERIAL_HI):     rd = serial_i[63:32];
-        16'(kite_pkg::CPU_IO_MAC_LO):        rd = mac_base_i[31:0];
-        16'(kite_pkg::CPU_IO_MAC_HI):        rd = {16'h0, mac_base_i[47:32]};
-        16'(kite_pkg::CPU_IO_NUM_FN):        rd = 32'(num_vfs_i) + 32'd1;
-        16'(kite_pkg::CPU_IO_NUM_PORTS):     rd = 32'(NPORT);
-        16'(kite_pkg::CPU_IO_LINK):          rd = 32'(link_i);
-        16'(kite_pkg::CPU_IO_TIME_LO):       rd = ns_q[31:0];
-        16'(kite_pkg::CPU_IO_TIME_HI):       rd = time_hi_q;
-        16'(kite_pkg::CPU_IO_UART):          rd = '0;
-        16'(kite_pkg::CPU_IO_CMDQ_SEL):      rd = 32'(cmdq_sel_o);
-        16'(kite_pkg::CPU_IO_CMDQ_BASE_LO):  rd = cmdq_base_i[31:0];
-        16'(kite_pkg::CPU_IO_CMDQ_BASE_HI):  rd = cmdq_base_i[63:32];
-        16'(kite_pkg::CPU_IO_CMDQ_LOG_SIZE): rd = 32'(cmdq_log_size_i);
-        16'(kite_pkg::CPU_IO_CMDQ_PI):       rd = 32'(cmdq_pi_i);
-        16'(kite_pkg::CPU_IO_CMDQ_CI):       rd = 32'(cmdq_ci_i);
-        16'(kite_pkg::CPU_IO_RESET_REQ):     rd = 32'(reset_req_i);
-        16'(kite_pkg::CPU_IO_CMDQ_ENABLE):   rd = 32'(cmdq_enable_i);
-        16'(kite_pkg::CPU_IO_CMDQ_DB):       rd = 32'(cmdq_db_i);
-        16'(kite_pkg::CPU_IO_RESET_DONE), 16'(kite_pkg::CPU_IO_FN_CTL), 16'(kite_pkg::CPU_IO_PORT_CTL), 16'(kite_pkg::CPU_IO_RSS_DATA),
-        16'(kite_pkg::CPU_IO_FLT_HI), 16'(kite_pkg::CPU_IO_DMA_CTRL): rd = '0;   // write-only
-        16'(kite_pkg::CPU_IO_RSS_SEL):       rd = rss_sel_q;
-        16'(kite_pkg::CPU_IO_FLT_SEL):       rd = flt_sel_q;
-        16'(kite_pkg::CPU_IO_FLT_LO):        rd = flt_lo_q;
-        16'(kite_pkg::CPU_IO_WQ_BASE_LO):    rd = wq_base_lo_q;
-        16'(kite_pkg::CPU_IO_WQ_BASE_HI):    rd = wq_base_hi_q;
-        16'(kite_pkg::CPU_IO_WQ_A):          rd = wq_a_q;
-        16'(kite_pkg::CPU_IO_WQ_B):          rd = wq_b_q;
-        16'(kite_pkg::CPU_IO_WQ_CQN):        rd = wq_cqn_q;
-        16'(kite_pkg::CPU_IO_WQ_GO):         rd = {31'h0, fw_wq_valid_o};
-        16'(kite_pkg::CPU_IO_CMD_OP):        rd = cmd_op_q;
-        16'(kite_pkg::CPU_IO_CMD_GO):        rd = {31'h0, fw_cq_valid_o};
-        16'(kite_pkg::CPU_IO_ST_IDX):        rd = st_idx_q;
-        16'(kite_pkg::CPU_IO_ST_GO):         rd = {31'h0, fw_st_valid_o || st_wait_q};
-        16'(kite_pkg::CPU_IO_ST_LO):         rd = st_data_q[31:0];
-        16'(kite_pkg::CPU_IO_ST_HI):         rd = st_data_q[63:32];
-        16'(kite_pkg::CPU_IO_DMA_ADDR_LO):   rd = dma_lo_q;
-        16'(kite_pkg::CPU_IO_DMA_ADDR_HI):   rd = dma_hi_q;
-        16'(kite_pkg::CPU_IO_DMA_LEN):       rd = dma_len_q;
-        16'(kite_pkg::CPU_IO_DMA_FN):        rd = dma_fn_q;
-        16'(kite_pkg::CPU_IO_DMA_STATUS):    rd = {30'h0, dma_err_q, dma_busy_q};
+        16'(kite_cpu_io_pkg::FW_VERSION):    rd = fw_version_o;
+        16'(kite_cpu_io_pkg::HEALTH):        rd = health_syndrome_o;
+        16'(kite_cpu_io_pkg::HEARTBEAT):     rd = heartbeat_o;
+        16'(kite_cpu_io_pkg::DEV_STATUS):    rd = {29'h0, dev_status_o};
+        16'(kite_cpu_io_pkg::FUNC_INFO):     rd = func_info_o;
+        16'(kite_cpu_io_pkg::SERIAL_LO):     rd = serial_i[31:0];
+        16'(kite_cpu_io_pkg::SERIAL_HI):     rd = serial_i[63:32];
+        16'(kite_cpu_io_pkg::MAC_LO):        rd = mac_base_i[31:0];
+        16'(kite_cpu_io_pkg::MAC_HI):        rd = {16'h0, mac_base_i[47:32]};
+        16'(kite_cpu_io_pkg::NUM_FN):        rd = 32'(num_vfs_i) + 32'd1;
+        16'(kite_cpu_io_pkg::NUM_PORTS):     rd = 32'(NPORT);
+        16'(kite_cpu_io_pkg::LINK):          rd = 32'(link_i);
+        16'(kite_cpu_io_pkg::TIME_LO):       rd = ns_q[31:0];
+        16'(kite_cpu_io_pkg::TIME_HI):       rd = time_hi_q;
+        16'(kite_cpu_io_pkg::UART):          rd = '0;
+        16'(kite_cpu_io_pkg::CMDQ_SEL):      rd = 32'(cmdq_sel_o);
+        16'(kite_cpu_io_pkg::CMDQ_BASE_LO):  rd = cmdq_base_i[31:0];
+        16'(kite_cpu_io_pkg::CMDQ_BASE_HI):  rd = cmdq_base_i[63:32];
+        16'(kite_cpu_io_pkg::CMDQ_LOG_SIZE): rd = 32'(cmdq_log_size_i);
+        16'(kite_cpu_io_pkg::CMDQ_PI):       rd = 32'(cmdq_pi_i);
+        16'(kite_cpu_io_pkg::CMDQ_CI):       rd = 32'(cmdq_ci_i);
+        16'(kite_cpu_io_pkg::RESET_REQ):     rd = 32'(reset_req_i);
+        16'(kite_cpu_io_pkg::CMDQ_ENABLE):   rd = 32'(cmdq_enable_i);
+        16'(kite_cpu_io_pkg::CMDQ_DB):       rd = 32'(cmdq_db_i);
+        16'(kite_cpu_io_pkg::RESET_DONE), 16'(kite_cpu_io_pkg::FN_CTL), 16'(kite_cpu_io_pkg::PORT_CTL), 16'(kite_cpu_io_pkg::RSS_DATA),
+        16'(kite_cpu_io_pkg::FLT_HI), 16'(kite_cpu_io_pkg::DMA_CTRL): rd = '0;   // write-only
+        16'(kite_cpu_io_pkg::RSS_SEL):       rd = rss_sel_q;
+        16'(kite_cpu_io_pkg::FLT_SEL):       rd = flt_sel_q;
+        16'(kite_cpu_io_pkg::FLT_LO):        rd = flt_lo_q;
+        16'(kite_cpu_io_pkg::WQ_BASE_LO):    rd = wq_base_lo_q;
+        16'(kite_cpu_io_pkg::WQ_BASE_HI):    rd = wq_base_hi_q;
+        16'(kite_cpu_io_pkg::WQ_A):          rd = wq_a_q;
+        16'(kite_cpu_io_pkg::WQ_B):          rd = wq_b_q;
+        16'(kite_cpu_io_pkg::WQ_CQN):        rd = wq_cqn_q;
+        16'(kite_cpu_io_pkg::WQ_GO):         rd = {31'h0, fw_wq_valid_o};
+        16'(kite_cpu_io_pkg::CMD_OP):        rd = cmd_op_q;
+        16'(kite_cpu_io_pkg::CMD_GO):        rd = {31'h0, fw_cq_valid_o};
+        16'(kite_cpu_io_pkg::ST_IDX):        rd = st_idx_q;
+        16'(kite_cpu_io_pkg::ST_GO):         rd = {31'h0, fw_st_valid_o || st_wait_q};
+        16'(kite_cpu_io_pkg::ST_LO):         rd = st_data_q[31:0];
+        16'(kite_cpu_io_pkg::ST_HI):         rd = st_data_q[63:32];
+        16'(kite_cpu_io_pkg::DMA_ADDR_LO):   rd = dma_lo_q;
+        16'(kite_cpu_io_pkg::DMA_ADDR_HI):   rd = dma_hi_q;
+        16'(kite_cpu_io_pkg::DMA_LEN):       rd = dma_len_q;
+        16'(kite_cpu_io_pkg::DMA_FN):        rd = dma_fn_q;
+        16'(kite_cpu_io_pkg::DMA_STATUS):    rd = {30'h0, dma_err_q, dma_busy_q};
         default:                   map_ok = cpu_buf;
       endcase
     end
@@ -340,9 +340,9 @@ module kite_cpu_io #(
   assign wr           = cpu_go && io_we_i;
   logic dma_ok;
   assign dma_ok       = d_q == D_IDLE && dma_len_q != 0 && dma_len_q <= 32'd4096;
-  assign dma_start_rd = wr && a == 16'(kite_pkg::CPU_IO_DMA_CTRL) && io_wdata_i == 32'd1 && dma_ok;
-  assign dma_start_wr = wr && a == 16'(kite_pkg::CPU_IO_DMA_CTRL) && io_wdata_i == 32'd2 && dma_ok;
-  assign dma_bad      = wr && a == 16'(kite_pkg::CPU_IO_DMA_CTRL) && !dma_start_rd && !dma_start_wr;
+  assign dma_start_rd = wr && a == 16'(kite_cpu_io_pkg::DMA_CTRL) && io_wdata_i == 32'd1 && dma_ok;
+  assign dma_start_wr = wr && a == 16'(kite_cpu_io_pkg::DMA_CTRL) && io_wdata_i == 32'd2 && dma_ok;
+  assign dma_bad      = wr && a == 16'(kite_cpu_io_pkg::DMA_CTRL) && !dma_start_rd && !dma_start_wr;
 
   // The microsecond clock and tick for kite_card (moderation), TIME in ns.
   localparam int unsigned NS_PER_CLK = 1000 / CLK_MHZ;
@@ -388,54 +388,54 @@ module kite_cpu_io #(
         pend_err_q <= !map_ok;
         pend_buf_q <= cpu_buf;
         pend_data_q <= rd;
-        if (!io_we_i && a == 16'(kite_pkg::CPU_IO_TIME_LO)) time_hi_q <= ns_q[63:32];
+        if (!io_we_i && a == 16'(kite_cpu_io_pkg::TIME_LO)) time_hi_q <= ns_q[63:32];
       end
 
       if (wr) begin
-        if (a[15:9] == 7'(kite_pkg::CPU_IO_CMD_DATA >> 9) && a[8:5] == 4'((kite_pkg::CPU_IO_CMD_DATA >> 5) & 15))
+        if (a[15:9] == 7'(kite_cpu_io_pkg::CMD_DATA >> 9) && a[8:5] == 4'((kite_cpu_io_pkg::CMD_DATA >> 5) & 15))
           cmd_data_q[a[4:2]] <= io_wdata_i;
         unique case (a)
-          16'(kite_pkg::CPU_IO_FW_VERSION): fw_version_o <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_HEALTH):     health_syndrome_o <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_HEARTBEAT):  heartbeat_o <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_DEV_STATUS): dev_status_o <= io_wdata_i[2:0];
-          16'(kite_pkg::CPU_IO_FUNC_INFO):  func_info_o <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_UART):       begin uart_valid_o <= 1'b1; uart_data_o <= io_wdata_i[7:0]; end
-          16'(kite_pkg::CPU_IO_CMDQ_SEL):   cmdq_sel_o <= io_wdata_i[FN_W-1:0];
-          16'(kite_pkg::CPU_IO_CMDQ_CI):    begin cmdq_ci_we_o <= 1'b1; cmdq_ci_o <= io_wdata_i[15:0]; end
-          16'(kite_pkg::CPU_IO_RESET_DONE): reset_done_o <= io_wdata_i[NVF:0];
-          16'(kite_pkg::CPU_IO_FN_CTL): begin
+          16'(kite_cpu_io_pkg::FW_VERSION): fw_version_o <= io_wdata_i;
+          16'(kite_cpu_io_pkg::HEALTH):     health_syndrome_o <= io_wdata_i;
+          16'(kite_cpu_io_pkg::HEARTBEAT):  heartbeat_o <= io_wdata_i;
+          16'(kite_cpu_io_pkg::DEV_STATUS): dev_status_o <= io_wdata_i[2:0];
+          16'(kite_cpu_io_pkg::FUNC_INFO):  func_info_o <= io_wdata_i;
+          16'(kite_cpu_io_pkg::UART):       begin uart_valid_o <= 1'b1; uart_data_o <= io_wdata_i[7:0]; end
+          16'(kite_cpu_io_pkg::CMDQ_SEL):   cmdq_sel_o <= io_wdata_i[FN_W-1:0];
+          16'(kite_cpu_io_pkg::CMDQ_CI):    begin cmdq_ci_we_o <= 1'b1; cmdq_ci_o <= io_wdata_i[15:0]; end
+          16'(kite_cpu_io_pkg::RESET_DONE): reset_done_o <= io_wdata_i[NVF:0];
+          16'(kite_cpu_io_pkg::FN_CTL): begin
             fw_fn_we_o <= 1'b1; fw_fn_sel_o <= io_wdata_i[FN_W-1:0];
             fw_fn_port_o <= io_wdata_i[8 +: PW]; fw_fn_db_pages_o <= io_wdata_i[24:16];
           end
-          16'(kite_pkg::CPU_IO_PORT_CTL): begin
+          16'(kite_cpu_io_pkg::PORT_CTL): begin
             fw_port_we_o <= 1'b1; fw_port_sel_o <= io_wdata_i[PW-1:0]; fw_port_pause_o <= io_wdata_i[8];
           end
-          16'(kite_pkg::CPU_IO_RSS_SEL):    rss_sel_q <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_RSS_DATA): begin
+          16'(kite_cpu_io_pkg::RSS_SEL):    rss_sel_q <= io_wdata_i;
+          16'(kite_cpu_io_pkg::RSS_DATA): begin
             fw_rss_we_o <= 1'b1; fw_rss_addr_o <= rss_sel_q[8:0]; fw_rss_ctx_o <= rss_sel_q[16 +: PW+4];
             fw_rss_wdata_o <= io_wdata_i;
           end
-          16'(kite_pkg::CPU_IO_FLT_SEL):    flt_sel_q <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_FLT_LO):     flt_lo_q <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_FLT_HI): begin
+          16'(kite_cpu_io_pkg::FLT_SEL):    flt_sel_q <= io_wdata_i;
+          16'(kite_cpu_io_pkg::FLT_LO):     flt_lo_q <= io_wdata_i;
+          16'(kite_cpu_io_pkg::FLT_HI): begin
             fw_flt_we_o <= 1'b1; fw_flt_addr_o <= flt_sel_q[9:0]; fw_flt_port_o <= flt_sel_q[16 +: PW];
             fw_flt_wdata_o <= {io_wdata_i, flt_lo_q};
           end
-          16'(kite_pkg::CPU_IO_WQ_BASE_LO): wq_base_lo_q <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_WQ_BASE_HI): wq_base_hi_q <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_WQ_A):       wq_a_q <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_WQ_B):       wq_b_q <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_WQ_CQN):     wq_cqn_q <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_WQ_GO):      fw_wq_valid_o <= 1'b1;
-          16'(kite_pkg::CPU_IO_CMD_OP):     cmd_op_q <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_CMD_GO):     fw_cq_valid_o <= 1'b1;
-          16'(kite_pkg::CPU_IO_ST_IDX):     st_idx_q <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_ST_GO):      fw_st_valid_o <= 1'b1;
-          16'(kite_pkg::CPU_IO_DMA_ADDR_LO): dma_lo_q <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_DMA_ADDR_HI): dma_hi_q <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_DMA_LEN):    dma_len_q <= io_wdata_i;
-          16'(kite_pkg::CPU_IO_DMA_FN):     dma_fn_q <= io_wdata_i;
+          16'(kite_cpu_io_pkg::WQ_BASE_LO): wq_base_lo_q <= io_wdata_i;
+          16'(kite_cpu_io_pkg::WQ_BASE_HI): wq_base_hi_q <= io_wdata_i;
+          16'(kite_cpu_io_pkg::WQ_A):       wq_a_q <= io_wdata_i;
+          16'(kite_cpu_io_pkg::WQ_B):       wq_b_q <= io_wdata_i;
+          16'(kite_cpu_io_pkg::WQ_CQN):     wq_cqn_q <= io_wdata_i;
+          16'(kite_cpu_io_pkg::WQ_GO):      fw_wq_valid_o <= 1'b1;
+          16'(kite_cpu_io_pkg::CMD_OP):     cmd_op_q <= io_wdata_i;
+          16'(kite_cpu_io_pkg::CMD_GO):     fw_cq_valid_o <= 1'b1;
+          16'(kite_cpu_io_pkg::ST_IDX):     st_idx_q <= io_wdata_i;
+          16'(kite_cpu_io_pkg::ST_GO):      fw_st_valid_o <= 1'b1;
+          16'(kite_cpu_io_pkg::DMA_ADDR_LO): dma_lo_q <= io_wdata_i;
+          16'(kite_cpu_io_pkg::DMA_ADDR_HI): dma_hi_q <= io_wdata_i;
+          16'(kite_cpu_io_pkg::DMA_LEN):    dma_len_q <= io_wdata_i;
+          16'(kite_cpu_io_pkg::DMA_FN):     dma_fn_q <= io_wdata_i;
           default: ;
         endcase
       end

@@ -68,8 +68,8 @@
 
 #include <kite/rss.hpp>
 
+#include "../../../firmware/include/kite_fw/card_ports.hpp"
 #include "Vkite_card.h"
-#include "kite_fw/card_ports.hpp"
 #include "kite_ref.hpp"
 #include "tb.hpp"
 

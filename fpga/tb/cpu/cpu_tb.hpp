@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "../../../firmware/include/kite_fw/cpu_io.hpp"
 #include "cpu/rv32.hpp"
-#include "kite/spec.hpp"
 #include "tb.hpp"
 
 namespace cputb {
@@ -70,12 +70,12 @@ struct Memory {
         if (!instr) log.push_back({we, wa, be, we ? data & bemask(be) : 0});
         return true;
     }
-    // The card side of the window (kite_cpu_io's map, kite::spec::cpu_io),
+    // The card side of the window (kite_cpu_io's map, kite::fw::cpu_io),
     // as far as the firmware's loops need it: a clock that runs, a few
     // functions and ports; every other read (busy bits included) a hash of
     // the address and the read's index, the same on both sides.
     uint32_t io_read(uint32_t off) const {
-        namespace io = kite::spec::cpu_io;
+        namespace io = kite::fw::cpu_io;
         uint64_t h = mix(io_seed ^ off ^ (io_reads << 32));
         switch (off) {
         case io::TIME_LO: return uint32_t(io_reads * 40);

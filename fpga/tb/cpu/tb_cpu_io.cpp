@@ -5,7 +5,7 @@
 // port values come from the firmware's own formats (kite_fw/card_ports.hpp:
 // the WQ fields of a random wq_ctx, the command bytes of random CQ / EQ
 // contexts, RSS / filter / flow words) written through the register map of
-// fpga/spec (kite::spec::cpu_io), so the bench checks what the board's HAL
+// fpga/spec (kite::fw::cpu_io), so the bench checks what the board's HAL
 // will rely on:
 //   - each context port request carries exactly the programmed fields, is
 //     held until the card takes it, once, and *_GO reads busy until then;
@@ -25,14 +25,14 @@
 #include <map>
 #include <optional>
 
+#include "../../../firmware/include/kite_fw/card_ports.hpp"
+#include "../../../firmware/include/kite_fw/cpu_io.hpp"
 #include "Vkite_cpu_io.h"
-#include "kite/spec.hpp"
-#include "kite_fw/card_ports.hpp"
 #include "tb.hpp"
 
 namespace {
 
-namespace io = kite::spec::cpu_io;
+namespace io = kite::fw::cpu_io;
 namespace card = kite::fw::card;
 using kite::ctx::wq_ctx;
 

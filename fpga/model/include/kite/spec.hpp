@@ -70,62 +70,6 @@ inline constexpr uint64_t ROCEV2_UDP_PORT = 0x12b7;  // RoCEv2 UDP destination p
 inline constexpr uint64_t ETH_P_8021Q = 0x8100;  // VLAN TPID
 }  // namespace wire
 
-namespace cpu_io {
-inline constexpr uint64_t FW_VERSION = 0x0;  // rw: BAR0 FW_VERSION
-inline constexpr uint64_t HEALTH = 0x4;  // rw: BAR0 HEALTH syndrome
-inline constexpr uint64_t HEARTBEAT = 0x8;  // rw: BAR0 HEARTBEAT
-inline constexpr uint64_t DEV_STATUS = 0xc;  // rw: BAR0 DEV_STATUS (bits 2:0)
-inline constexpr uint64_t FUNC_INFO = 0x10;  // rw: the PF's BAR0 FUNC_INFO
-inline constexpr uint64_t SERIAL_LO = 0x20;  // ro: board serial number, low word
-inline constexpr uint64_t SERIAL_HI = 0x24;  // ro: board serial number, high word
-inline constexpr uint64_t MAC_LO = 0x28;  // ro: base MAC bytes 2..5 (byte 2 in bits 31:24)
-inline constexpr uint64_t MAC_HI = 0x2c;  // ro: base MAC bytes 0..1 (byte 0 in bits 15:8)
-inline constexpr uint64_t NUM_FN = 0x30;  // ro: functions (PF + enabled VFs)
-inline constexpr uint64_t NUM_PORTS = 0x34;  // ro: Ethernet ports
-inline constexpr uint64_t LINK = 0x38;  // ro: bit p: port p's link is up
-inline constexpr uint64_t TIME_LO = 0x40;  // ro: nanoseconds since reset, low word; reading it latches TIME_HI
-inline constexpr uint64_t TIME_HI = 0x44;  // ro: nanoseconds since reset, high word as of the last TIME_LO read
-inline constexpr uint64_t UART = 0x48;  // wo: one byte to the debug UART
-inline constexpr uint64_t CMDQ_SEL = 0x80;  // rw: the function whose command-queue registers follow
-inline constexpr uint64_t CMDQ_BASE_LO = 0x84;  // ro: its ring base, low word
-inline constexpr uint64_t CMDQ_BASE_HI = 0x88;  // ro: its ring base, high word
-inline constexpr uint64_t CMDQ_LOG_SIZE = 0x8c;  // ro: its ring size (log2; 0: disabled)
-inline constexpr uint64_t CMDQ_PI = 0x90;  // ro: its producer index
-inline constexpr uint64_t CMDQ_CI = 0x94;  // rw: its consumer index
-inline constexpr uint64_t RESET_REQ = 0x98;  // ro: bit f: function f asks for a reset (DEV_CTRL.RESET)
-inline constexpr uint64_t CMDQ_ENABLE = 0x9c;  // ro: bit f: function f's ring is enabled
-inline constexpr uint64_t CMDQ_DB = 0xa0;  // ro: bit f: function f rang its ring doorbell
-inline constexpr uint64_t RESET_DONE = 0xa4;  // wo: bit f: function f's reset is done
-inline constexpr uint64_t FN_CTL = 0x100;  // wo: function table entry: fn in 7:0, port in 8, doorbell pages in 24:16
-inline constexpr uint64_t PORT_CTL = 0x104;  // wo: port in 0, PAUSE_RX in 8
-inline constexpr uint64_t RSS_SEL = 0x108;  // rw: RSS word address in 8:0, context {port, ctx} in 20:16
-inline constexpr uint64_t RSS_DATA = 0x10c;  // wo: writes the RSS word RSS_SEL names
-inline constexpr uint64_t FLT_SEL = 0x110;  // rw: filter / flow-rule word address in 9:0, port in 16
-inline constexpr uint64_t FLT_LO = 0x114;  // rw: the word's low half
-inline constexpr uint64_t FLT_HI = 0x118;  // wo: the word's high half; writes the word
-inline constexpr uint64_t WQ_BASE_LO = 0x120;  // rw: SQ/RQ context: ring base, low word
-inline constexpr uint64_t WQ_BASE_HI = 0x124;  // rw: ring base, high word
-inline constexpr uint64_t WQ_A = 0x128;  // rw: qn in 15:0, RQ in 16, enabled in 17, state in 19:18, fn in 31:24
-inline constexpr uint64_t WQ_B = 0x12c;  // rw: doorbell page in 7:0, log size in 11:8, log stride in 15:12, port in 16, flags in 31:24
-inline constexpr uint64_t WQ_CQN = 0x130;  // rw: CQ number in 15:0
-inline constexpr uint64_t WQ_GO = 0x134;  // w: write the context; r: bit 0 busy
-inline constexpr uint64_t CMD_OP = 0x140;  // rw: kite_cq command op in 2:0, object number in 31:16
-inline constexpr uint64_t CMD_GO = 0x144;  // w: issue the command; r: bit 0 busy
-inline constexpr uint64_t CMD_DATA = 0x160;  // rw: 8 words of command data (0x160..0x17c)
-inline constexpr uint64_t ST_IDX = 0x180;  // rw: counter index in 13:0, clear on read in 16
-inline constexpr uint64_t ST_GO = 0x184;  // w: read the counter; r: bit 0 busy
-inline constexpr uint64_t ST_LO = 0x188;  // ro: the counter, low word
-inline constexpr uint64_t ST_HI = 0x18c;  // ro: the counter, high word
-inline constexpr uint64_t DMA_ADDR_LO = 0x1c0;  // rw: DMA host address, low word
-inline constexpr uint64_t DMA_ADDR_HI = 0x1c4;  // rw: DMA host address, high word
-inline constexpr uint64_t DMA_LEN = 0x1c8;  // rw: DMA length in bytes, 1..4096
-inline constexpr uint64_t DMA_FN = 0x1cc;  // rw: the function the DMA is for
-inline constexpr uint64_t DMA_CTRL = 0x1d0;  // w: 1 read, 2 write
-inline constexpr uint64_t DMA_STATUS = 0x1d4;  // r: bit 0 busy, bit 1 error (of the last transfer)
-inline constexpr uint64_t DMA_BUF = 0x2000;  // rw: 8 KiB staging buffer in address lanes: byte (DMA_ADDR & 63) + i is host byte DMA_ADDR + i
-inline constexpr uint64_t DMA_BUF_SIZE = 0x2000;  // Size of the staging buffer window
-}  // namespace cpu_io
-
 namespace db {
 inline constexpr uint64_t SQ = 0x0;  // SQ producer index
 inline constexpr uint64_t RQ = 0x4;  // RQ or SRQ producer index
