@@ -229,7 +229,8 @@ void set_status() {
 }  // namespace
 
 // Boot, then serve: function resets the host asked for (DEV_CTRL.RESET,
-// FLR), the command rings, the heartbeat (milliseconds since boot).
+// FLR), WQs the datapath moved to ERR, the command rings, the heartbeat
+// (milliseconds since boot).
 int main() {
     const uint64_t t0 = hal.now_ns();
     firmware.boot();
@@ -245,6 +246,16 @@ int main() {
                 R(io::HEALTH) = kite::spec::health_syndrome::OK;
             }
             R(io::RESET_DONE) = req;
+        }
+        if (const uint32_t sum = R(io::WQ_ERR_SUM)) {
+            for (uint32_t w = 0; w < io::WQ_ERR_WORDS; w++) {
+                if (!(sum >> w & 1))
+                    continue;
+                const uint32_t bits = R(io::WQ_ERR + 4 * w);   // clears them
+                for (uint32_t b = 0; b < 32; b++)
+                    if (bits >> b & 1)
+                        hal.wq_error(w < io::WQ_ERR_WORDS / 2, 32 * (w % (io::WQ_ERR_WORDS / 2)) + b);
+            }
         }
         firmware.poll();
         set_status();

@@ -129,6 +129,11 @@ void PortHal::ctx_write(ctx::table t, uint32_t idx, const void *buf, uint32_t le
     }
 }
 
+void PortHal::wq_error(bool rq, uint32_t qn) {
+    if (qn < (rq ? ctx::NUM_RQ : ctx::NUM_SQ))
+        (rq ? s_.rq : s_.sq)[qn].state = spec::wq_state::ERR;
+}
+
 void PortHal::func_to_card(uint16_t fn) {
     if (fn >= ctx::MAX_FN)
         return;

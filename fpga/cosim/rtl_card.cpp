@@ -433,10 +433,10 @@ void kite_card::cycle() {
         ev_cmdq_ = true;
     if (m.cmdq_db_o)
         ev_cmdq_ = true;
-    if (m.rq_err_o && m.rq_err_qn_o < rq_.size())
-        rq_[m.rq_err_qn_o].state = wq_state::ERR;
-    if (m.sq_err_o && m.sq_err_qn_o < sq_.size())
-        sq_[m.sq_err_qn_o].state = wq_state::ERR;
+    if (m.rq_err_o)
+        wq_error(true, m.rq_err_qn_o);
+    if (m.sq_err_o)
+        wq_error(false, m.sq_err_qn_o);
 
     m.clk_i = 1;
     m.eval();

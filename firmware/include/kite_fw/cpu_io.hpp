@@ -57,6 +57,9 @@ inline constexpr uint32_t DMA_LEN = 0x1c8;  // rw: DMA length in bytes, 1..4096
 inline constexpr uint32_t DMA_FN = 0x1cc;  // rw: the function the DMA is for
 inline constexpr uint32_t DMA_CTRL = 0x1d0;  // w: 1 read, 2 write
 inline constexpr uint32_t DMA_STATUS = 0x1d4;  // r: bit 0 busy, bit 1 error (of the last transfer)
+inline constexpr uint32_t WQ_ERR_SUM = 0x1e0;  // ro: bit w: WQ_ERR word w has a bit set
+inline constexpr uint32_t WQ_ERR = 0x200;  // r, clears the bits it returns: 32 words; bit b of word w is RQ 32w+b (w < 16) or SQ 32(w-16)+b, which the datapath moved to ERR on a DMA error
+inline constexpr uint32_t WQ_ERR_WORDS = 0x20;  // Words of WQ_ERR (0x200..0x27c)
 inline constexpr uint32_t DMA_BUF = 0x2000;  // rw: 8 KiB staging buffer in address lanes: byte (DMA_ADDR & 63) + i is host byte DMA_ADDR + i
 inline constexpr uint32_t DMA_BUF_SIZE = 0x2000;  // Size of the staging buffer window
 

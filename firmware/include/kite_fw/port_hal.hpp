@@ -49,6 +49,9 @@ public:
     // The function table entry of fn (doorbell pages, port, async EQ) to the
     // datapath, also after the platform changed it in the store (VF enable).
     void func_to_card(uint16_t fn);
+    // The datapath moved a WQ to ERR (a DMA error): the store follows, so a
+    // later QUERY reports it.
+    void wq_error(bool rq, uint32_t qn);
     // The longest interrupt moderation time of a valid CQ, for the
     // platform's timer.
     uint32_t max_mod_usec() const { return max_mod_usec_; }

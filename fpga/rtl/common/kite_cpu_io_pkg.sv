@@ -53,6 +53,9 @@ package kite_cpu_io_pkg;
   localparam longint unsigned DMA_FN = 64'h1cc;  // rw: the function the DMA is for
   localparam longint unsigned DMA_CTRL = 64'h1d0;  // w: 1 read, 2 write
   localparam longint unsigned DMA_STATUS = 64'h1d4;  // r: bit 0 busy, bit 1 error (of the last transfer)
+  localparam longint unsigned WQ_ERR_SUM = 64'h1e0;  // ro: bit w: WQ_ERR word w has a bit set
+  localparam longint unsigned WQ_ERR = 64'h200;  // r, clears the bits it returns: 32 words; bit b of word w is RQ 32w+b (w < 16) or SQ 32(w-16)+b, which the datapath moved to ERR on a DMA error
+  localparam longint unsigned WQ_ERR_WORDS = 64'h20;  // Words of WQ_ERR (0x200..0x27c)
   localparam longint unsigned DMA_BUF = 64'h2000;  // rw: 8 KiB staging buffer in address lanes: byte (DMA_ADDR & 63) + i is host byte DMA_ADDR + i
   localparam longint unsigned DMA_BUF_SIZE = 64'h2000;  // Size of the staging buffer window
 

@@ -14,6 +14,10 @@
 // HAL adds the offset. Fields are taken from the registers while a request
 // is pending: the firmware waits for busy to clear before rewriting them.
 //
+// WQ errors are kept as a bit per RQ and SQ until the firmware reads them
+// (a read returns a word and clears what it returned), so none is lost
+// however many come at once; WQ_ERR_SUM says which words to read.
+//
 // Every access is answered the cycle after the request (registered reads);
 // an unmapped offset answers with an error (an access fault in the CPU).
 // Also here: the nanosecond clock (TIME), the card's microsecond time and
@@ -128,9 +132,17 @@ module kite_cpu_io #(
   output logic [13:0]               fw_st_idx_o,
   output logic                      fw_st_clear_o,
   input  logic                      fw_st_rvalid_i,
-  input  logic [63:0]               fw_st_rdata_i
+  input  logic [63:0]               fw_st_rdata_i,
+
+  // A WQ the datapath moved to ERR (a DMA error): the firmware's copy of
+  // the context must follow (WQ_ERR).
+  input  logic                      rq_err_i,
+  input  logic [$clog2(NQ)-1:0]     rq_err_qn_i,
+  input  logic                      sq_err_i,
+  input  logic [$clog2(NQ)-1:0]     sq_err_qn_i
 );
   localparam int unsigned PW = $clog2(NPORT);
+  localparam int unsigned NW = 2 * NQ / 32;    // WQ_ERR words: RQs, then SQs
   localparam int unsigned NLINE = 128;        // staging buffer lines of 64 bytes (65 used)
 
   // ---------------------------------------------------------------- registers
@@ -277,6 +289,8 @@ module kite_cpu_io #(
     rd = '0;
     if (a[15:9] == 7'(kite_cpu_io_pkg::CMD_DATA >> 9) && a[8:5] == 4'((kite_cpu_io_pkg::CMD_DATA >> 5) & 15)) begin
       rd = cmd_data_q[a[4:2]];
+    end else if (a[15:7] == 9'(kite_cpu_io_pkg::WQ_ERR >> 7)) begin
+      rd = wqe_q[32*wqe_w +: 32];
     end else begin
       unique case (a)
         16'(kite_cpu_io_pkg::FW_VERSION):    rd = fw_version_o;
@@ -325,6 +339,7 @@ module kite_cpu_io #(
         16'(kite_cpu_io_pkg::DMA_LEN):       rd = dma_len_q;
         16'(kite_cpu_io_pkg::DMA_FN):        rd = dma_fn_q;
         16'(kite_cpu_io_pkg::DMA_STATUS):    rd = {30'h0, dma_err_q, dma_busy_q};
+        16'(kite_cpu_io_pkg::WQ_ERR_SUM):    rd = wqe_sum;
         default:                   map_ok = cpu_buf;
       endcase
     end
@@ -334,6 +349,25 @@ module kite_cpu_io #(
   logic st_taken, st_got;
   assign st_taken = fw_st_valid_o && fw_st_ready_i;
   assign st_got   = fw_st_rvalid_i && (st_wait_q || st_taken);
+
+  // WQ errors: bit q of the RQ half, NQ + q of the SQ half.
+  logic [2*NQ-1:0] wqe_q, wqe_set, wqe_clr;
+  logic [31:0]     wqe_sum;
+  logic            wqe_rd;
+  logic [$clog2(NW)-1:0] wqe_w;
+  always_comb begin
+    wqe_set = '0;
+    if (rq_err_i) wqe_set[{1'b0, rq_err_qn_i}] = 1'b1;
+    if (sq_err_i) wqe_set[{1'b1, sq_err_qn_i}] = 1'b1;
+    wqe_sum = '0;                                // NQ <= 512: at most 32 words
+    for (int w = 0; w < NW; w++) wqe_sum[w] = |wqe_q[32*w +: 32];
+  end
+  assign wqe_rd  = cpu_go && !io_we_i && a[15:7] == 9'(kite_cpu_io_pkg::WQ_ERR >> 7);
+  assign wqe_w   = a[2 +: $clog2(NW)];
+  always_comb begin
+    wqe_clr = '0;
+    if (wqe_rd) wqe_clr[32*wqe_w +: 32] = wqe_q[32*wqe_w +: 32];
+  end
 
   // What a write starts.
   logic wr;
@@ -364,7 +398,9 @@ module kite_cpu_io #(
       fw_wq_valid_o <= 1'b0; fw_cq_valid_o <= 1'b0; fw_st_valid_o <= 1'b0;
       uart_valid_o <= 1'b0; uart_data_o <= '0;
       ns_q <= '0; time_hi_q <= '0; now_us_o <= '0; tick_o <= 1'b0; us_div_q <= '0;
+      wqe_q <= '0;
     end else begin
+      wqe_q <= (wqe_q & ~wqe_clr) | wqe_set;   // an error in the read's cycle stays for the next read
       // One-cycle strobes.
       cmdq_ci_we_o <= 1'b0; reset_done_o <= '0; fw_fn_we_o <= 1'b0; fw_port_we_o <= 1'b0;
       fw_rss_we_o <= 1'b0; fw_flt_we_o <= 1'b0; uart_valid_o <= 1'b0; tick_o <= 1'b0;

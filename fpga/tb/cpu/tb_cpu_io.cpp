@@ -17,13 +17,17 @@
 //     lanes, with byte, halfword and word accesses, and report the card's
 //     error, while the CPU keeps using another buffer line; a bad length or
 //     op is refused with an error and no request;
+//   - WQ errors (RQ and SQ, one of each a cycle at random) come out of
+//     WQ_ERR once each, none lost, also in the cycle of the read;
 //   - unmapped offsets answer with an error; TIME runs at 4 ns a cycle
 //     (TIME_HI's latch is not exercised: the high word first moves after
 //     4.3 s); the microsecond tick comes every CLK_MHZ cycles.
+#include <algorithm>
 #include <cinttypes>
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "../../../firmware/include/kite_fw/card_ports.hpp"
 #include "../../../firmware/include/kite_fw/cpu_io.hpp"
@@ -72,6 +76,13 @@ struct Bench {
     long dma_reads = 0, dma_writes = 0, dma_errs = 0, wq_n = 0, cmd_n = 0, st_n = 0, strobe_n = 0;
     long ticks = 0;
     uint64_t last_tick_cycle = 0;
+    // WQ errors to pulse (RQ?, qn), in order, one or two a cycle at random.
+    std::vector<std::pair<bool, unsigned>> err_plan;
+    size_t err_next = 0;
+    double p_err = 0;
+    struct Pulse { uint64_t cycle; bool rq; unsigned qn; };
+    std::vector<Pulse> pulses;       // the pulses given, with their cycle
+    uint64_t capture_cycle = 0;      // the cycle the last access was taken in
 
     Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {}
 
@@ -86,6 +97,7 @@ struct Bench {
         m.fw_wq_ready_i = m.fw_cq_ready_i = m.fw_st_ready_i = 0;
         m.fw_rd_ready_i = m.fw_wr_ready_i = m.fw_wd_ready_i = 0;
         m.fw_rd_rsp_valid_i = m.fw_wr_done_i = m.fw_st_rvalid_i = 0;
+        m.rq_err_i = m.sq_err_i = 0;
         m.serial_i = 0x0123456789abcdefULL;
         m.mac_base_i = 0x02aabbccdd00ULL;
         m.num_vfs_i = 3;
@@ -160,6 +172,15 @@ struct Bench {
         // DMA write: take, words, done.
         chk.expect(!(m.fw_wd_valid_o && (!dma_req || !dma_req->write || !wr_words_left)),
                    "a write word offered outside a write's data phase");
+        m.rq_err_i = m.sq_err_i = 0;
+        for (int k = 0; k < 2 && err_next < err_plan.size() && tb::chance(rng, p_err); k++) {
+            auto [rq, qn] = err_plan[err_next];
+            if (rq ? m.rq_err_i : m.sq_err_i) break;   // one of each kind a cycle
+            (rq ? m.rq_err_i : m.sq_err_i) = 1;
+            (rq ? m.rq_err_qn_i : m.sq_err_qn_i) = qn;
+            pulses.push_back({clk.cycle, rq, qn});
+            err_next++;
+        }
         m.fw_wr_ready_i = 0;
         m.fw_wd_ready_i = 0;
         m.fw_wr_done_i = 0;
@@ -212,6 +233,7 @@ struct Bench {
         m.io_addr_i = off & ~3u;
         m.io_be_i = be;
         m.io_wdata_i = wdata << (8 * (off & 3));
+        capture_cycle = clk.cycle;   // the window takes an access in its first cycle
         for (int n = 0; n < 400; n++) {
             m.eval();
             if (m.io_ack_o) {
@@ -517,6 +539,58 @@ void check_dma(Bench &b) {
     }
 }
 
+// WQ errors pulsed while the CPU reads them. A read returns the errors of
+// its word that came before the cycle it was taken in and were not returned
+// yet (several of one queue merge); one in the read's own cycle comes with
+// the next read. Queues error up to three times, one RQ and one SQ a cycle.
+void check_wq_err(Bench &b) {
+    std::vector<std::pair<bool, unsigned>> plan;
+    for (unsigned q = 0; q < 512; q++)     // mostly in a few words: errors often hit the word being read
+        if (q < 64 || tb::chance(b.rng, 0.1))
+            for (unsigned n = tb::rnd(b.rng, 1, 3); n; n--) plan.push_back({true, q}), plan.push_back({false, q});
+    std::shuffle(plan.begin(), plan.end(), b.rng);
+    b.err_plan = plan;
+    b.err_next = 0;
+    b.pulses.clear();
+    b.p_err = 0.3;
+    size_t used = 0;                       // pulses[0, used) are accounted for
+    std::vector<std::vector<uint64_t>> pending(1024);   // per queue (RQ q, SQ 512 + q): pulse cycles
+    long reads = 0, merged = 0, same_cycle = 0, bad = 0;
+    auto idx = [](bool rq, unsigned qn) { return (rq ? 0u : 512u) + qn; };
+    for (int it = 0; it < 100000; it++) {
+        uint32_t sum = b.rd(io::WQ_ERR_SUM);
+        for (unsigned w = 0; w < io::WQ_ERR_WORDS; w++) {
+            if (!(sum >> w & 1)) continue;
+            uint32_t v = b.rd(io::WQ_ERR + 4 * w);
+            const uint64_t c = b.capture_cycle;
+            for (; used < b.pulses.size(); used++)
+                pending[idx(b.pulses[used].rq, b.pulses[used].qn)].push_back(b.pulses[used].cycle);
+            reads++;
+            for (unsigned k = 0; k < 32; k++) {
+                auto &p = pending[(w < 16 ? 0u : 512u) + 32 * (w % 16) + k];
+                size_t before = 0;
+                for (uint64_t t : p) before += t < c;
+                bool want = before > 0;
+                if (b.inject && reads == 50 && want) want = false;
+                bad += want != bool(v >> k & 1);
+                merged += before > 1 ? long(before) - 1 : 0;
+                same_cycle += long(p.size() - before);
+                std::erase_if(p, [&](uint64_t t) { return t < c; });
+            }
+        }
+        if (!sum && b.err_next == b.err_plan.size()) break;
+    }
+    b.p_err = 0;
+    for (; used < b.pulses.size(); used++) pending[idx(b.pulses[used].rq, b.pulses[used].qn)].push_back(0);
+    size_t left = 0;
+    for (auto &p : pending) left += p.size();
+    b.chk.expect(!bad && !left && b.err_next == plan.size(),
+                 "WQ errors: %zu pulsed, %ld reads, %ld bits wrong, %zu never read", plan.size(), reads, bad, left);
+    b.chk.expect(b.rd(io::WQ_ERR_SUM) == 0 && b.rd(io::WQ_ERR) == 0, "WQ_ERR not empty after the reads");
+    std::printf("[cpu_io] WQ errors: %zu pulsed, %ld word reads, %ld merged, %ld in a read's cycle of their word\n",
+                plan.size(), reads, merged, same_cycle);
+}
+
 void check_dma_refused(Bench &b) {
     for (auto [len, op] : {std::pair<uint32_t, uint32_t>{0, 1}, {4097, 2}, {64, 3}, {64, 0}}) {
         b.wr(io::DMA_LEN, len);
@@ -540,6 +614,7 @@ int main(int argc, char **argv) {
     b.reset();
     check_regs(b);
     check_dma_refused(b);
+    check_wq_err(b);
     long n = args.iters(300);
     for (long i = 0; i < n && chk.fails < 10; i++) {
         b.p_ready = i % 3 == 0 ? 1.0 : i % 3 == 1 ? 0.5 : 0.1;
