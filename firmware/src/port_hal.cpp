@@ -83,10 +83,17 @@ void PortHal::ctx_write(ctx::table t, uint32_t idx, const void *buf, uint32_t le
                 cq_repointed(idx, uint32_t(c.pi - c.ci));
             port_cmd(card::OP_CQ_CTX, uint16_t(idx), d, sizeof(d));
         }
-        max_mod_usec_ = 0;
-        for (uint32_t i = 0; i < ctx::NUM_CQ; i++)
-            if (s_.cq[i].valid && s_.cq[i].mod_usec > max_mod_usec_)
-                max_mod_usec_ = s_.cq[i].mod_usec;
+        // The longest moderation time changes with this CQ's: a rescan of the
+        // table only when the CQ that held it lowered it.
+        const uint32_t was = old_cq.valid ? old_cq.mod_usec : 0, now = c.valid ? c.mod_usec : 0;
+        if (now >= max_mod_usec_) {
+            max_mod_usec_ = now;
+        } else if (was == max_mod_usec_) {
+            max_mod_usec_ = 0;
+            for (uint32_t i = 0; i < ctx::NUM_CQ; i++)
+                if (s_.cq[i].valid && s_.cq[i].mod_usec > max_mod_usec_)
+                    max_mod_usec_ = s_.cq[i].mod_usec;
+        }
         break;
     }
     case ctx::table::SQ:
