@@ -230,6 +230,9 @@ int main(int argc, char **argv) {
 
     directed(b);
 
+    // The random programs' own figures (the firmware's are printed above).
+    b.compressed = b.traps = b.accesses = 0;
+    b.causes.clear();
     long rounds = args.iters(32);
     uint64_t rcycles = 0;
     long rretired = 0;
