@@ -4,7 +4,8 @@
 #   tb        the Verilator testbench (randomized + directed vs the reference)
 #   tb-fails  the same testbench with --inject must fail (it can detect a mismatch)
 #   synth     yosys synth_xilinx for UltraScale+ (skipped with --quick); the
-#             card top bottom-up after the blocks (fpga/syn/synth_card.py)
+#             card top, and the card with its CPU, bottom-up after the blocks
+#             (fpga/syn/synth_card.py)
 # then the resource table (Documentation/hw/rtl-resources.rst).
 # Builds and synthesis results are cached by source hash.
 # Usage: fpga/check.sh [--quick] [--seed N]
@@ -80,7 +81,7 @@ if [ $quick -eq 0 ]; then
     # exit status next to its log, reported in block order afterwards.
     for line in "${blocks[@]}"; do
         read -r name tmod tbcpp srcs <<<"$line"
-        [ "$name" = card ] && continue
+        case $name in card | card_sys) continue ;; esac
         echo "$name $tmod ${common[*]} $srcs"
     done | xargs -P 2 -L 1 sh -c \
         'n=$0; fpga/syn/synth.sh "$n" "$@" >"'"$logs"'/$n.synth" 2>&1; echo $? >"'"$logs"'/$n.synth.rc"'
@@ -93,6 +94,15 @@ if [ $quick -eq 0 ]; then
             python3 fpga/syn/synth_card.py "${common[@]}" $srcs >"$logs/card.synth" 2>&1 || st=$?
             result "synth card (yosys synth_xilinx -family xcup, bottom-up: top logic + block instances)" $st \
                 "$logs/card.synth"
+            continue
+        fi
+        if [ "$name" = card_sys ]; then
+            # The card with its control CPU: the same way, over the card's result.
+            st=0
+            # shellcheck disable=SC2086
+            python3 fpga/syn/synth_card.py --top kite_card_sys --name card_sys --own kite_card_sys.sv \
+                "${common[@]}" $srcs >"$logs/card_sys.synth" 2>&1 || st=$?
+            result "synth card_sys (bottom-up: kite_card, kite_cpu_sys, kite_cpu_io)" $st "$logs/card_sys.synth"
             continue
         fi
         result "synth $name (yosys synth_xilinx -family xcup)" "$(cat "$logs/$name.synth.rc" 2>/dev/null || echo 1)" \

@@ -9,12 +9,19 @@
 #include "kite_fw/port_hal.hpp"
 
 extern "C" {
-// Word at a time where both ends allow it: the firmware clears and copies
-// its tables (tens of KiB at boot) with these.
+// Words at a time where both ends allow it, eight per loop: the firmware
+// clears and copies its tables (tens of KiB at boot) with these, and the
+// loop's own instructions would otherwise cost more than the stores.
 void *memcpy(void *d, const void *s, size_t n) {
     auto *dp = static_cast<uint8_t *>(d);
     auto *sp = static_cast<const uint8_t *>(s);
     if (((uintptr_t(dp) | uintptr_t(sp)) & 3) == 0) {
+        for (; n >= 32; n -= 32, dp += 32, sp += 32) {
+            auto *w = reinterpret_cast<uint32_t *>(dp);
+            const auto *r = reinterpret_cast<const uint32_t *>(sp);
+            const uint32_t a = r[0], b = r[1], c = r[2], e = r[3], f = r[4], g = r[5], h = r[6], i = r[7];
+            w[0] = a, w[1] = b, w[2] = c, w[3] = e, w[4] = f, w[5] = g, w[6] = h, w[7] = i;
+        }
         for (; n >= 4; n -= 4, dp += 4, sp += 4)
             *reinterpret_cast<uint32_t *>(dp) = *reinterpret_cast<const uint32_t *>(sp);
     }
@@ -27,6 +34,10 @@ void *memset(void *d, int c, size_t n) {
     for (; n && (uintptr_t(dp) & 3); n--)
         *dp++ = uint8_t(c);
     const uint32_t w = uint8_t(c) * 0x01010101u;
+    for (; n >= 32; n -= 32, dp += 32) {
+        auto *p = reinterpret_cast<uint32_t *>(dp);
+        p[0] = w, p[1] = w, p[2] = w, p[3] = w, p[4] = w, p[5] = w, p[6] = w, p[7] = w;
+    }
     for (; n >= 4; n -= 4, dp += 4)
         *reinterpret_cast<uint32_t *>(dp) = w;
     while (n--)
@@ -84,6 +95,9 @@ public:
         s_func[0].num_ports = uint8_t(R(io::NUM_PORTS));
         s_func[0].msix_vectors = uint16_t(kite::spec::pci::PF_MSIX_VECTORS);
         s_func[0].db_pages = uint16_t(kite::spec::pci::PF_DB_PAGES);
+        // The PF's BAR0 FUNC_INFO: function 0 on port 0, and the port count.
+        namespace reg = kite::spec::reg;
+        R(io::FUNC_INFO) = (R(io::NUM_PORTS) << __builtin_ctz(reg::FUNC_INFO_NUM_PORTS)) & reg::FUNC_INFO_NUM_PORTS;
     }
 
     // Host memory through the window's DMA engine, 4 KiB at a time; the
@@ -164,6 +178,33 @@ public:
         R(io::UART) = '\n';
     }
 
+    // The host's NumVFs (NUM_FN, from the PCIe core's SR-IOV control):
+    // VFs that go are reset and disabled; VFs that come get their function
+    // context (ports round robin, the VF's vectors and doorbell pages) and
+    // a reset, as enabling VFs does on the model card.
+    void update_vfs(kite::fw::Firmware &fw) {
+        const uint16_t n = uint16_t(R(io::NUM_FN) - 1);
+        if (n == num_vfs_)
+            return;
+        for (uint16_t fn = 1; fn <= num_vfs_; fn++) {
+            fw.reset_function(fn);
+            s_func[fn] = ctx::func_ctx{};
+            func_to_card(fn);
+        }
+        num_vfs_ = n;
+        const uint8_t ports = num_ports();
+        for (uint16_t fn = 1; fn <= n; fn++) {
+            ctx::func_ctx &f = s_func[fn];
+            f.enabled = 1;
+            f.port = uint8_t((fn - 1) % ports);
+            f.num_ports = 1;
+            f.msix_vectors = uint16_t(kite::spec::pci::VF_MSIX_VECTORS);
+            f.db_pages = uint16_t(kite::spec::pci::VF_DB_PAGES);
+            func_to_card(fn);
+            fw.reset_function(fn);
+        }
+    }
+
     bool fatal() const { return fatal_; }
     void clear_fatal() { fatal_ = false; }
 
@@ -216,6 +257,7 @@ protected:
 
 private:
     bool fatal_ = false;
+    uint16_t num_vfs_ = 0;
 };
 
 BoardHal hal;
@@ -228,14 +270,15 @@ void set_status() {
 
 }  // namespace
 
-// Boot, then serve: function resets the host asked for (DEV_CTRL.RESET,
-// FLR), WQs the datapath moved to ERR, the command rings, the heartbeat
-// (milliseconds since boot).
+// Boot, then serve: the host's NumVFs, function resets the host asked for
+// (DEV_CTRL.RESET), WQs the datapath moved to ERR, the command rings, the
+// heartbeat (milliseconds since boot).
 int main() {
     const uint64_t t0 = hal.now_ns();
     firmware.boot();
     set_status();
     for (;;) {
+        hal.update_vfs(firmware);
         const uint32_t req = R(io::RESET_REQ);
         if (req) {
             for (uint16_t fn = 0; fn < hal.num_functions(); fn++)

@@ -12,12 +12,25 @@ _start:
     addi a0, a0, 4
     addi a1, a1, 4
     j 1b
+    /* .bss (64 KiB of tables) eight words at a time, then the rest. */
 2:  la a1, __bss_start
     la a2, __bss_end
-3:  bgeu a1, a2, 4f
+    addi a3, a2, -28
+3:  bgeu a1, a3, 31f
+    sw zero, 0(a1)
+    sw zero, 4(a1)
+    sw zero, 8(a1)
+    sw zero, 12(a1)
+    sw zero, 16(a1)
+    sw zero, 20(a1)
+    sw zero, 24(a1)
+    sw zero, 28(a1)
+    addi a1, a1, 32
+    j 3b
+31: bgeu a1, a2, 4f
     sw zero, 0(a1)
     addi a1, a1, 4
-    j 3b
+    j 31b
 4:  la s0, __init_array_start
     la s1, __init_array_end
 5:  bgeu s0, s1, 6f

@@ -21,8 +21,15 @@ black boxes.
 No optimization crosses a block boundary, so the sum is an upper bound of
 what a flattened run would report.
 
-Usage: synth_card.py FILE...   (the card's sources, as in blocks.list)
+The same way, kite_card_sys (the card with its control CPU) is its own
+logic plus the results of kite_card (above), kite_cpu_sys and kite_cpu_io:
+
+  synth_card.py --top kite_card_sys --name card_sys --own kite_card_sys.sv FILE...
+
+Usage: synth_card.py [--top T --name N --own FILE,...] FILE...   (the
+sources, as in blocks.list)
 """
+import argparse
 import functools
 import hashlib
 import json
@@ -36,6 +43,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 SYN = ROOT / "build" / "rtl" / "syn"
 CACHE = pathlib.Path(os.environ.get("KITE_CACHE", "/var/cache/kite")) / "rtl-syn"
 TOP = "kite_card"
+NAME = "card"
 # Card-only modules: synthesized with the top, not black boxes.
 CARD_OWN = {"kite_card.sv", "kite_card_txg.sv", "kite_card_fcs.sv"}
 COMMON = {"kite_pkg.sv", "kite_rtl_pkg.sv"}
@@ -69,7 +77,7 @@ def cached_yosys(tag, files, script, outputs):
     cache = CACHE / stamp
     if all((cache / o).is_file() and (cache / o).stat().st_size for o in outputs):
         return cache
-    work = SYN / "card" / tag
+    work = SYN / NAME / tag
     work.mkdir(parents=True, exist_ok=True)
     print(f"# synthesizing {tag} (yosys)", flush=True)
     with open(work / "yosys.log", "w") as log:
@@ -106,13 +114,13 @@ def sv_value(text):
 
 
 def defaults(module, srcs):
-    """Parameter defaults from the module's #(...) header."""
+    """Parameter defaults (as written) from the module's #(...) header."""
     for f in srcs:
         text = (ROOT / f).read_text()
         m = re.search(r"^module\s+" + module + r"\s*#\s*\((.*?)\)\s*\(", text, re.S | re.M)
         if m:
             body = re.sub(r"//[^\n]*", "", m.group(1))
-            return {p: sv_value(v) for p, v in
+            return {p: v.strip() for p, v in
                     re.findall(r"parameter\s+[^=,]*?(\w+)\s*=\s*([^,]+)", body)}
     return {}
 
@@ -124,10 +132,28 @@ def cells(stat):
     return out
 
 
+def is_default(v, dflt):
+    """A dumped parameter value against the header's default: numbers by
+    value; an empty string default (ROM_HEX) against yosys's empty value."""
+    if dflt is None:
+        return False
+    if sv_value(v) is not None:
+        return sv_value(v) == sv_value(dflt)
+    return dflt == '""' and v in ('""', "0'")
+
+
 def main():
-    files = [str(ROOT / f) if not os.path.isabs(f) else f for f in sys.argv[1:]]
-    if not files:
-        sys.exit(__doc__)
+    global TOP, NAME, CARD_OWN
+    ap = argparse.ArgumentParser(usage=__doc__)
+    ap.add_argument("--top", default=TOP)
+    ap.add_argument("--name", default=NAME)
+    ap.add_argument("--own", help="comma-separated file names synthesized with the top")
+    ap.add_argument("files", nargs="+")
+    a = ap.parse_args()
+    TOP, NAME = a.top, a.name
+    if a.own:
+        CARD_OWN = set(a.own.split(","))
+    files = [str(ROOT / f) if not os.path.isabs(f) else f for f in a.files]
     own = [f for f in files if os.path.basename(f) in CARD_OWN]
     common = [f for f in files if os.path.basename(f) in COMMON]
     lib = [f for f in files if f not in own and f not in common]
@@ -146,14 +172,14 @@ def main():
         insts.append((m.group(1), m.group(2), params))
     known = blocks()
     total = {k: v for k, v in top_cells.items() if re.fullmatch(r"[A-Z][A-Z0-9_]+", k)}
-    parts = [{"instance": "(top)", "module": TOP + " own logic", "from": "kite_card, kite_card_txg, kite_card_fcs",
-              "cells": dict(total)}]
+    parts = [{"instance": "(top)", "module": TOP + " own logic",
+              "from": ", ".join(sorted(f.removesuffix(".sv") for f in CARD_OWN)), "cells": dict(total)}]
     for module, inst, params in insts:
         if module not in known:
             sys.exit(f"{inst}: black box {module} is not a block of fpga/rtl/blocks.list")
         name, srcs = known[module]
         dflt = defaults(module, srcs)
-        over = {p: v for p, v in params.items() if sv_value(v) is None or sv_value(v) != dflt.get(p)}
+        over = {p: v for p, v in params.items() if not is_default(v, dflt.get(p))}
         if not over:
             stat = SYN / name / "stat.txt"
             if not stat.is_file():
@@ -173,7 +199,7 @@ def main():
         for k, v in c.items():
             total[k] = total.get(k, 0) + v
         parts.append({"instance": inst.lstrip("\\"), "module": module, "from": how, "cells": c})
-    out = SYN / "card"
+    out = SYN / NAME
     out.mkdir(parents=True, exist_ok=True)
     (out / "parts.json").write_text(json.dumps(parts, indent=1) + "\n")
     (out / "stat.txt").write_text(

@@ -27,6 +27,12 @@ while read -r h; do sib+=("$(dirname "$tbcpp")/$h"); done \
     < <(sed -n 's|^#include "\(\.\./\.\./\.\./firmware/include/kite_fw/[a-z_]*\.hpp\)"|\1|p' "$tbcpp" "$(dirname "$tbcpp")"/*.hpp)
 while read -r h; do sib+=("$root/fpga/model/$h"); done \
     < <(sed -n 's|^#include "\(cpu/[a-z_0-9]*\.hpp\)"|\1|p' "$tbcpp" "$(dirname "$tbcpp")"/*.hpp)
+# A testbench with the whole model card as its reference (card/card.cpp and
+# the native firmware compiled in) counts them too, and finds their headers.
+if grep -q '^#include "\.\./\.\./model/card/card\.cpp"' "$tbcpp"; then
+    sib+=("$root"/fpga/model/{card,pcie,regs}/*.?pp "$root"/firmware/src/*.cpp "$root"/firmware/include/kite_fw/*.hpp)
+    flags+=(-CFLAGS "-I$root/firmware/include")
+fi
 stamp=$( (cat "$tbcpp" "$(dirname "$tbcpp")"/*.hpp "${sib[@]}" "$root"/fpga/tb/common/*.hpp "$root"/fpga/model/include/kite/*.hpp \
     "$root"/fpga/model/txp/*.?pp "$root"/fpga/model/card/hw.hpp \
     "$root"/fpga/model/{queue,doorbell,mac,roce,stats,rss,rxp}/*.?pp "$@"; echo "${flags[*]//$root/@ROOT@}"; verilator --version; g++ --version) | sha256sum | cut -c1-16)

@@ -112,11 +112,11 @@ template <class Put> void rss_words(const ctx::rss_ctx &r, Put put) {
 
 // kite_rx_steer's table words (its header has the map): MACs in wire order
 // from bit 0, IP addresses with byte 0 on top.
+// In 32-bit halves: the soft CPU has no 64-bit shifts (a library call
+// each), and a port's filter is 1,000 of these.
 inline uint64_t mac_word(const uint8_t *m) {
-    uint64_t v = 0;
-    for (int i = 0; i < 6; i++)
-        v |= uint64_t(m[i]) << (8 * i);
-    return v;
+    const uint32_t lo = uint32_t(m[0]) | uint32_t(m[1]) << 8 | uint32_t(m[2]) << 16 | uint32_t(m[3]) << 24;
+    return uint64_t(uint32_t(m[4]) | uint32_t(m[5]) << 8) << 32 | lo;
 }
 inline uint64_t ip_word(const uint8_t *ip) {
     uint64_t v = 0;

@@ -23,7 +23,7 @@ package kite_cpu_io_pkg;
   localparam longint unsigned CMDQ_LOG_SIZE = 64'h8c;  // ro: its ring size (log2; 0: disabled)
   localparam longint unsigned CMDQ_PI = 64'h90;  // ro: its producer index
   localparam longint unsigned CMDQ_CI = 64'h94;  // rw: its consumer index
-  localparam longint unsigned RESET_REQ = 64'h98;  // ro: bit f: function f asks for a reset (DEV_CTRL.RESET)
+  localparam longint unsigned RESET_REQ = 64'h98;  // ro: bit f: function f asked for a reset (DEV_CTRL.RESET's pulse, kept until RESET_DONE's bit f)
   localparam longint unsigned CMDQ_ENABLE = 64'h9c;  // ro: bit f: function f's ring is enabled
   localparam longint unsigned CMDQ_DB = 64'ha0;  // ro: bit f: function f rang its ring doorbell
   localparam longint unsigned RESET_DONE = 64'ha4;  // wo: bit f: function f's reset is done

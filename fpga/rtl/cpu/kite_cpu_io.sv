@@ -314,7 +314,7 @@ module kite_cpu_io #(
         16'(kite_cpu_io_pkg::CMDQ_LOG_SIZE): rd = 32'(cmdq_log_size_i);
         16'(kite_cpu_io_pkg::CMDQ_PI):       rd = 32'(cmdq_pi_i);
         16'(kite_cpu_io_pkg::CMDQ_CI):       rd = 32'(cmdq_ci_i);
-        16'(kite_cpu_io_pkg::RESET_REQ):     rd = 32'(reset_req_i);
+        16'(kite_cpu_io_pkg::RESET_REQ):     rd = 32'(reset_pend_q);
         16'(kite_cpu_io_pkg::CMDQ_ENABLE):   rd = 32'(cmdq_enable_i);
         16'(kite_cpu_io_pkg::CMDQ_DB):       rd = 32'(cmdq_db_i);
         16'(kite_cpu_io_pkg::RESET_DONE), 16'(kite_cpu_io_pkg::FN_CTL), 16'(kite_cpu_io_pkg::PORT_CTL), 16'(kite_cpu_io_pkg::RSS_DATA),
@@ -352,6 +352,7 @@ module kite_cpu_io #(
 
   // WQ errors: bit q of the RQ half, NQ + q of the SQ half.
   logic [2*NQ-1:0] wqe_q, wqe_set, wqe_clr;
+  logic [NVF:0]    reset_pend_q;   // DEV_CTRL.RESET requests not yet done
   logic [31:0]     wqe_sum;
   logic            wqe_rd;
   logic [$clog2(NW)-1:0] wqe_w;
@@ -398,9 +399,13 @@ module kite_cpu_io #(
       fw_wq_valid_o <= 1'b0; fw_cq_valid_o <= 1'b0; fw_st_valid_o <= 1'b0;
       uart_valid_o <= 1'b0; uart_data_o <= '0;
       ns_q <= '0; time_hi_q <= '0; now_us_o <= '0; tick_o <= 1'b0; us_div_q <= '0;
-      wqe_q <= '0;
+      wqe_q <= '0; reset_pend_q <= '0;
     end else begin
       wqe_q <= (wqe_q & ~wqe_clr) | wqe_set;   // an error in the read's cycle stays for the next read
+      // kite_regs pulses reset_req for one cycle; the firmware polls. A
+      // request in the cycle of its RESET_DONE write stays for the next pass.
+      reset_pend_q <= (reset_pend_q & ~((wr && a == 16'(kite_cpu_io_pkg::RESET_DONE)) ? io_wdata_i[NVF:0] : '0))
+                      | reset_req_i;
       // One-cycle strobes.
       cmdq_ci_we_o <= 1'b0; reset_done_o <= '0; fw_fn_we_o <= 1'b0; fw_port_we_o <= 1'b0;
       fw_rss_we_o <= 1'b0; fw_flt_we_o <= 1'b0; uart_valid_o <= 1'b0; tick_o <= 1'b0;

@@ -25,10 +25,10 @@ foreach line [split [read [open $root/fpga/rtl/blocks.list]] "\n"] {
     foreach f [lrange $line 3 end] { read_verilog -sv $root/$f }
 }
 # The board top (kite_top: the PCIe and CMAC IP, kite_mac_cdc per port,
-# kite_card, and kite_cpu_sys with its ROM_HEX set to build/fw-rv32/
-# kite-fw.hex and the MMIO window's card side) is not written yet; until
-# then this flow implements every block, kite_card and kite_cpu_sys
-# included, out of context.
+# and kite_card_sys, the card with its control CPU, ROM_HEX set to
+# build/fw-rv32/kite-fw.hex) is not written yet; until then this flow
+# implements every block, kite_card and kite_card_sys included, out of
+# context.
 set top [expr {[llength [glob -nocomplain $root/fpga/rtl/top/kite_top.sv]] ? "kite_top" : ""}]
 
 read_xdc [file join [file dirname [info script]] kite_u250.xdc]

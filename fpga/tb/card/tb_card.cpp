@@ -70,6 +70,7 @@
 
 #include "../../../firmware/include/kite_fw/card_ports.hpp"
 #include "Vkite_card.h"
+#include "card_env.hpp"
 #include "kite_ref.hpp"
 #include "tb.hpp"
 
@@ -139,66 +140,17 @@ struct Model {
     }
 };
 
-struct Beat {
-    std::array<uint8_t, 64> d{};
-    uint16_t keep = 0;
-    bool last = false;
-    std::array<uint32_t, 6> user{};
-};
-
-uint64_t bits(const uint8_t *p, unsigned lo, unsigned n) {
-    uint64_t v = 0;
-    for (unsigned i = 0; i < n; i++) v |= uint64_t((p[(lo + i) / 8] >> ((lo + i) % 8)) & 1) << i;
-    return v;
-}
-void setbits(uint8_t *p, unsigned lo, unsigned n, uint64_t v) {
-    for (unsigned i = 0; i < n; i++) {
-        uint8_t m = uint8_t(1u << ((lo + i) % 8));
-        if ((v >> i) & 1) p[(lo + i) / 8] |= m;
-        else p[(lo + i) / 8] &= uint8_t(~m);
-    }
-}
-unsigned tz4(unsigned be) { return be & 1 ? 0 : be & 2 ? 1 : be & 4 ? 2 : be & 8 ? 3 : 0; }
-unsigned lz4(unsigned be) { return be & 8 ? 0 : be & 4 ? 1 : be & 2 ? 2 : be & 1 ? 3 : 0; }
-
-struct Bench {
-    Vkite_card m;
-    tb::Clock<Vkite_card> clk{m};
-    tb::Checker &chk;
+struct Bench : card_tb::Env<Vkite_card, MEM> {
     tb::Rng &rng;
-    Host host;
     Model ref;
-    std::deque<Beat> cq_beats, rc_beats;
-    std::vector<Beat> rq_tlp, cc_tlp;
-    std::vector<std::vector<uint8_t>> tx_frames[2];
-    std::vector<uint8_t> tx_cur[2];
-    std::deque<std::vector<uint8_t>> rx_q[2];
-    size_t rx_off[2]{};
-    std::deque<uint64_t> cc_data;
     std::vector<uint64_t> fw_st_data;
     bool fw_st_taken = false;
     bool fw_rd_taken = false, fw_wr_taken = false, fw_wd_taken = false, fw_rd_last = false, fw_rd_err = false;
     bool fw_wr_done = false;
     std::vector<uint8_t> fw_rd_bytes;
-    uint8_t mmio_tag = 0;
     unsigned sq_err_n = 0, sq_err_qn = 0;
-    // Reads of [slow_lo, slow_hi) are answered slow_cycles late, so later
-    // requests complete first (PCIe orders no completions of different reads).
-    uint64_t slow_lo = 0, slow_hi = 0;
-    unsigned slow_cycles = 0;
-    std::deque<std::pair<uint64_t, std::vector<Beat>>> slow_q;
-    std::set<unsigned> rq_fns;   // requester functions of the RQ TLPs
 
-    Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {
-        m.rq_tready_i = 1;
-        m.rc_tvalid_i = 0;
-        m.cq_tvalid_i = 0;
-        m.cc_tready_i = 1;
-        m.cfg_max_payload_i = 1;   // 256
-        m.cfg_max_read_req_i = 2;  // 512
-        m.msix_ready_i = 1;
-        m.tx_tready_i = 3;
-        m.rx_tvalid_i = 0;
+    Bench(tb::Checker &c, tb::Rng &r) : Env(c), rng(r) {
         m.fw_fn_we_i = 0;
         m.fw_wq_valid_i = 0;
         m.fw_cq_valid_i = 0;
@@ -207,7 +159,6 @@ struct Bench {
         m.fw_port_we_i = 0;
         m.fw_st_valid_i = 0;
         m.fw_st_clear_i = 0;
-        m.mac_ev_i = 0;
         m.fw_rd_valid_i = 0;
         m.fw_wr_valid_i = 0;
         m.fw_wd_valid_i = 0;
@@ -220,140 +171,10 @@ struct Bench {
         clk.reset();
     }
 
-    // ------------------------------------------------------------ host side
-    void host_rq_tlp() {
-        const uint8_t *d0 = rq_tlp[0].d.data();
-        uint64_t addr = bits(d0, 2, 62) << 2;
-        unsigned dw = unsigned(bits(d0, 64, 11)), type = unsigned(bits(d0, 75, 4)), tag = unsigned(bits(d0, 96, 8));
-        unsigned fbe = rq_tlp[0].user[0] & 0xf, lbe = (rq_tlp[0].user[0] >> 8) & 0xf;
-        rq_fns.insert(unsigned(bits(d0, 80, 8)));
-        if (type == 0) {
-            uint64_t first = addr + tz4(fbe);
-            uint32_t len = dw == 1 ? 4 - tz4(fbe) - lz4(fbe) : 4 * dw - tz4(fbe) - lz4(lbe);
-            uint64_t dwa = first & ~3ULL;
-            unsigned cdw = unsigned((first + len - dwa + 3) / 4);
-            bool ok = first + len <= MEM;  // else Unsupported Request, no data
-            std::vector<uint8_t> b(12 + (ok ? 4 * size_t(cdw) : 0));
-            setbits(b.data(), 0, 12, first & 0xfff);
-            setbits(b.data(), 16, 13, len);
-            setbits(b.data(), 30, 1, 1);
-            setbits(b.data(), 32, 11, ok ? cdw : 0);
-            setbits(b.data(), 43, 3, ok ? 0 : 1);
-            setbits(b.data(), 64, 8, tag);
-            for (unsigned i = 0; ok && i < 4 * cdw; i++) b[12 + i] = host.mem[dwa + i];
-            size_t nb = (b.size() + 63) / 64;
-            const bool slow = first < slow_hi && first + len > slow_lo;
-            if (slow) slow_q.push_back({clk.cycle + slow_cycles, {}});
-            for (size_t k = 0; k < nb; k++) {
-                Beat bt;
-                size_t n = std::min<size_t>(64, b.size() - 64 * k);
-                std::copy_n(b.begin() + long(64 * k), n, bt.d.begin());
-                bt.keep = uint16_t(0xffffu >> (16 - (n + 3) / 4));
-                bt.last = k + 1 == nb;
-                if (k == 0) bt.user[2] |= 1u;
-                if (bt.last) bt.user[2] |= (1u << 12) | (uint32_t((n + 3) / 4 - 1) << 16);
-                if (slow) slow_q.back().second.push_back(bt);
-                else rc_beats.push_back(bt);
-            }
-        } else if (type == 1) {
-            for (unsigned j = 0; j < dw; j++) {
-                unsigned be = j == 0 ? fbe : (j == dw - 1 ? lbe : 0xf);
-                size_t s = 16 + 4 * size_t(j);
-                for (unsigned b = 0; b < 4; b++)
-                    if ((be >> b & 1) && addr + 4 * j + b < MEM) host.mem[addr + 4 * j + b] = rq_tlp[s / 64].d[s % 64 + b];
-            }
-        } else {
-            chk.expect(false, "RQ request type %u", type);
-        }
-    }
-
-    void mmio(unsigned bar, uint32_t off, bool write, uint32_t data, unsigned fbe = 0xf, unsigned fn = 0) {
-        uint64_t addr = 0x00003c0000000000ULL + uint64_t(bar) * 0x10000000ULL + off;
-        unsigned aper = bar == 0 ? 16 : 20;
-        std::vector<uint8_t> b(16 + (write ? 4 : 0));
-        setbits(b.data(), 2, 62, addr >> 2);
-        setbits(b.data(), 64, 11, 1);
-        setbits(b.data(), 75, 4, write ? 1 : 0);
-        setbits(b.data(), 96, 8, mmio_tag++);
-        setbits(b.data(), 104, 8, fn);  // target function
-        setbits(b.data(), 112, 3, bar);
-        setbits(b.data(), 115, 6, aper);
-        if (write) std::memcpy(&b[16], &data, 4);
-        Beat bt;
-        std::copy(b.begin(), b.end(), bt.d.begin());
-        bt.keep = uint16_t(0xffffu >> (16 - b.size() / 4));
-        bt.last = true;
-        bt.user[0] = fbe;
-        cq_beats.push_back(bt);
-    }
-
     void step() {
-        while (!slow_q.empty() && slow_q.front().first <= clk.cycle) {
-            for (const Beat &bt : slow_q.front().second) rc_beats.push_back(bt);
-            slow_q.pop_front();
-        }
-        // Drive.
-        if (!cq_beats.empty()) {
-            const Beat &b = cq_beats.front();
-            m.cq_tvalid_i = 1;
-            tb::put_bytes(m.cq_tdata_i, b.d.data(), 64);
-            m.cq_tkeep_i = b.keep;
-            m.cq_tlast_i = b.last;
-            for (size_t i = 0; i < 6; i++) m.cq_tuser_i[i] = b.user[i];
-        } else {
-            m.cq_tvalid_i = 0;
-        }
-        if (!rc_beats.empty()) {
-            const Beat &b = rc_beats.front();
-            m.rc_tvalid_i = 1;
-            tb::put_bytes(m.rc_tdata_i, b.d.data(), 64);
-            m.rc_tkeep_i = b.keep;
-            m.rc_tlast_i = b.last;
-            for (size_t i = 0; i < 6; i++) m.rc_tuser_i[i] = b.user[i];
-        } else {
-            m.rc_tvalid_i = 0;
-        }
-        uint32_t rxv = 0;
-        for (unsigned p = 0; p < 2; p++) {
-            if (rx_q[p].empty()) continue;
-            const auto &f = rx_q[p].front();
-            size_t n = std::min<size_t>(64, f.size() - rx_off[p]);
-            uint8_t buf[64]{};
-            std::memcpy(buf, f.data() + rx_off[p], n);
-            rxv |= 1u << p;
-            for (size_t i = 0; i < 64; i++) {
-                size_t bit = 512 * p + 8 * i;
-                m.rx_tdata_i[bit / 32] = (m.rx_tdata_i[bit / 32] & ~(0xffu << (bit % 32))) | (uint32_t(buf[i]) << (bit % 32));
-            }
-            m.rx_tkeep_i[2 * p] = uint32_t(tb::keep_mask(n));
-            m.rx_tkeep_i[2 * p + 1] = uint32_t(tb::keep_mask(n) >> 32);
-            m.rx_tlast_i = (m.rx_tlast_i & ~(1u << p)) | (uint32_t(rx_off[p] + n == f.size()) << p);
-        }
-        m.rx_tvalid_i = rxv;
+        drive();
         m.eval();
-        // Sample.
-        if (m.cq_tvalid_i && m.cq_tready_o) cq_beats.pop_front();
-        if (m.rc_tvalid_i && m.rc_tready_o) rc_beats.pop_front();
-        for (unsigned p = 0; p < 2; p++) {
-            if ((m.rx_tvalid_i >> p & 1) && (m.rx_tready_o >> p & 1)) {
-                size_t n = std::min<size_t>(64, rx_q[p].front().size() - rx_off[p]);
-                rx_off[p] += n;
-                if (rx_off[p] == rx_q[p].front().size()) { rx_q[p].pop_front(); rx_off[p] = 0; }
-            }
-            if ((m.tx_tvalid_o >> p & 1) && (m.tx_tready_i >> p & 1)) {
-                uint64_t keep = uint64_t(m.tx_tkeep_o[2 * p]) | uint64_t(m.tx_tkeep_o[2 * p + 1]) << 32;
-                for (unsigned i = 0; i < 64; i++)
-                    if (keep >> i & 1) tx_cur[p].push_back(uint8_t(m.tx_tdata_o[(512 * p + 8 * i) / 32] >> ((8 * i) % 32)));
-                if (m.tx_tlast_o >> p & 1) { tx_frames[p].push_back(tx_cur[p]); tx_cur[p].clear(); }
-            }
-        }
-        if (m.rq_tvalid_o && m.rq_tready_i) {
-            Beat b;
-            for (unsigned i = 0; i < 64; i++) b.d[i] = tb::get_byte(m.rq_tdata_o, i);
-            for (size_t i = 0; i < 5; i++) b.user[i] = m.rq_tuser_o[i];
-            rq_tlp.push_back(b);
-            if (m.rq_tlast_o) { host_rq_tlp(); rq_tlp.clear(); }
-        }
+        sample();
         if (m.fw_st_rvalid_o) fw_st_data.push_back(m.fw_st_rdata_o);
         if (m.sq_err_o) { sq_err_n++; sq_err_qn = m.sq_err_qn_o; }
         fw_st_taken = m.fw_st_valid_i && m.fw_st_ready_o;
@@ -367,11 +188,6 @@ struct Bench {
             if (m.fw_rd_rsp_last_o) { fw_rd_last = true; fw_rd_err = m.fw_rd_rsp_err_o; }
         }
         if (m.fw_wr_done_o) fw_wr_done = true;
-        if (m.cc_tvalid_o && m.cc_tready_i) {
-            uint64_t v = 0;
-            for (unsigned i = 0; i < 8; i++) v |= uint64_t(tb::get_byte(m.cc_tdata_o, 12 + i)) << (8 * i);
-            if (m.cc_tlast_o) cc_data.push_back(v);
-        }
         clk.tick();
         m.fw_fn_we_i = 0;
         m.fw_wq_valid_i = 0;

@@ -11,6 +11,9 @@
 //     held until the card takes it, once, and *_GO reads busy until then;
 //   - strobes (function table, PAUSE, RSS, filter, CI, reset done, UART)
 //     pulse once with their fields; identity registers reach their outputs;
+//   - a function reset request (a one-cycle pulse from kite_regs) stays in
+//     RESET_REQ until RESET_DONE clears its bit, and one that comes in the
+//     cycle of that write stays;
 //   - counter reads return the card's value for the index (clear passed);
 //   - DMA reads and writes of random address, length (1..4096) and
 //     function move the host bytes through the staging buffer in address
@@ -234,22 +237,27 @@ struct Bench {
         m.io_be_i = be;
         m.io_wdata_i = wdata << (8 * (off & 3));
         capture_cycle = clk.cycle;   // the window takes an access in its first cycle
+        m.reset_req_i = req_pulse;   // a function reset request in that cycle only
+        req_pulse = 0;
         for (int n = 0; n < 400; n++) {
             m.eval();
             if (m.io_ack_o) {
                 bool err = m.io_err_o;
                 uint32_t d = m.io_rdata_o;
                 cycle();
+                m.reset_req_i = 0;
                 m.io_req_i = 0;
                 if (err) return std::nullopt;
                 return (d >> (8 * (off & 3))) & (size == 4 ? ~0u : (1u << (8 * size)) - 1);
             }
             cycle();
+            m.reset_req_i = 0;
         }
         chk.expect(false, "access to 0x%04x not answered", off);
         m.io_req_i = 0;
         return std::nullopt;
     }
+    uint32_t req_pulse = 0;  // kite_regs' reset_req pulse, given with the next access
     uint32_t rd(uint64_t off) { return access(uint32_t(off), false).value_or(0xdeadbeef); }
     void wr(uint64_t off, uint32_t v) { chk.expect(access(uint32_t(off), true, v).has_value(), "write 0x%04x refused", unsigned(off)); }
     void idle(int n) { for (int i = 0; i < n; i++) cycle(); }
@@ -430,14 +438,32 @@ void check_regs(Bench &b) {
     b.m.cmdq_log_size_i = 7;
     b.m.cmdq_pi_i = 0x1234;
     b.m.cmdq_ci_i = 0x1200;
-    b.m.reset_req_i = 0x10001;
     b.m.cmdq_enable_i = 0x0fff;
     b.m.cmdq_db_i = 0x00f0;
     b.chk.expect(b.m.cmdq_sel_o == sel && b.rd(io::CMDQ_SEL) == sel, "CMDQ_SEL");
     b.chk.expect(b.rd(io::CMDQ_BASE_LO) == uint32_t(b.m.cmdq_base_i) && b.rd(io::CMDQ_BASE_HI) == uint32_t(b.m.cmdq_base_i >> 32) &&
                      b.rd(io::CMDQ_LOG_SIZE) == 7 && b.rd(io::CMDQ_PI) == 0x1234 && b.rd(io::CMDQ_CI) == 0x1200 &&
-                     b.rd(io::RESET_REQ) == 0x10001 && b.rd(io::CMDQ_ENABLE) == 0x0fff && b.rd(io::CMDQ_DB) == 0xf0,
+                     b.rd(io::CMDQ_ENABLE) == 0x0fff && b.rd(io::CMDQ_DB) == 0xf0,
                  "command queue registers read back the card's outputs");
+    // DEV_CTRL.RESET requests: kite_regs pulses them for a cycle; RESET_REQ
+    // keeps each until RESET_DONE's bit, and one arriving in the cycle of
+    // that write stays.
+    b.wr(io::RESET_DONE, 0x1ffff);
+    b.m.reset_req_i = 0x10001;
+    b.idle(1);
+    b.m.reset_req_i = 0;
+    b.idle(3);
+    const uint32_t r0 = b.rd(io::RESET_REQ);
+    b.wr(io::RESET_DONE, 0x00001);
+    const uint32_t r1 = b.rd(io::RESET_REQ);
+    b.req_pulse = 0x4;
+    b.wr(io::RESET_DONE, 0x10004);   // the request comes in the write's cycle
+    const uint32_t r2 = b.rd(io::RESET_REQ);
+    b.wr(io::RESET_DONE, 0x4);
+    const uint32_t r3 = b.rd(io::RESET_REQ);
+    b.chk.expect(r0 == 0x10001 && r1 == 0x10000 && r2 == 0x4 && r3 == 0,
+                 "RESET_REQ after a pulse 0x%x (0x10001), after done 1 0x%x (0x10000), with a request in the "
+                 "done's cycle 0x%x (0x4), after its done 0x%x (0)", r0, r1, r2, r3);
     // Unmapped offsets answer with an error; mapped ones do not.
     for (uint32_t off : {0x01cu, 0x0fcu, 0x150u, 0x1fcu, 0x1d8u, 0x4000u, 0xfffcu})
         b.chk.expect(!b.access(off, false).has_value() && !b.access(off, true, 1).has_value(),

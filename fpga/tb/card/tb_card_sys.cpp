@@ -1,0 +1,593 @@
+// kite_card_sys testbench: the board firmware (KITE_FW_ELF, firmware/rv32,
+// built by fpga/check.sh) on the soft CPU against kite_card, driven as the
+// kernel driver drives a card: BAR0 registers over PCIe CQ/CC, the command
+// ring, rings and doorbells in host memory (card_env.hpp). Nothing plays the
+// firmware here: every context and port write comes from the CPU through
+// kite_cpu_io.
+//
+// The reference is the model card (fpga/model/card, with the same firmware
+// built natively, as libkite_model.so runs it): it gets the same MMIO
+// writes, commands and frames over a copy of the host memory. Checked:
+//   1. Boot: DEV_STATUS.READY within 4 M cycles; MAGIC, SPEC_VERSION,
+//      FW_VERSION, SERIAL, FUNC_INFO, DEV_STATUS, HEALTH_SYNDROME, DB_PAGES
+//      and MSIX_VECTORS as the model's; CAPS is the firmware's
+//      fw::card::FEATURES; HEARTBEAT counts the milliseconds of simulated
+//      time (checked at the end).
+//   2. DEV_CTRL.RESET is served (the bit clears) and the command ring set up.
+//   3. Commands (CREATE_EQ, CREATE_CQ, CREATE_SQ, CREATE_RQ, MODIFY_SQ/RQ to
+//      RDY, SET_RSS, SET_PORT, QUERY_HEALTH, QUERY_SQ, QUERY_RQ) and bad ones
+//      (an unknown opcode, a CQ on a missing EQ, an SQ of 2^20 entries, a
+//      MODIFY_SQ of a missing SQ, a version the firmware does not know): the
+//      completed entry (status, syndrome, output) and CMDQ_CI as the model's,
+//      and all of host memory equal after each.
+//   4. TX: a UDP frame in three gather entries on the SQ: the frame on MAC
+//      port 0 (FCS included) and the CQE as the model's.
+//   5. RX: two posted buffers and a frame on port 0: buffer, CQE as the
+//      model's; the port counters (BAR0 STATS) as the model's.
+//   6. DEV_CTRL.RESET with the queues open: a doorbell to the old SQ sends
+//      nothing; the ring set up again, CREATE_EQ and CREATE_CQ answer as
+//      the model.
+//   7. A VF (NumVFs 1): its FUNC_INFO, DB_PAGES, MSIX_VECTORS and
+//      DEV_STATUS as the model's once the firmware has enabled it; its
+//      reset, command ring, CREATE_EQ and CREATE_CQ as the model's; an SQ
+//      on the PF's CQ refused as on the model.
+// QUERY_HEALTH's uptime is checked against the simulated time, not the
+// model's (its clock stands still). --inject corrupts the expected
+// FW_VERSION and stops after the boot (the run must fail).
+#include <cinttypes>
+#include <string>
+
+#include "Vkite_card_sys.h"
+#include "card_env.hpp"
+#include "cpu/elf.hpp"
+#include "kite/ordered_set.hpp"
+#include "../../../firmware/include/kite_fw/card_ports.hpp"
+
+#include "../../model/card/card.cpp"
+#include "../../model/doorbell/doorbell.cpp"
+#include "../../model/mac/mac.cpp"
+#include "../../model/pcie/pcie.cpp"
+#include "../../model/queue/queue.cpp"
+#include "../../model/regs/regs.cpp"
+#include "../../model/roce/roce.cpp"
+#include "../../model/rss/rss.cpp"
+#include "../../model/rxp/parser.cpp"
+#include "../../model/rxp/rxp.cpp"
+#include "../../model/txp/txoffload.cpp"
+#include "../../model/txp/txp.cpp"
+#include "../../../firmware/src/fw.cpp"
+
+namespace {
+
+namespace spec = kite::spec;
+using namespace kite::spec;
+
+constexpr size_t MEM = 0x100000;
+constexpr uint32_t ROM_WORDS = 128 * 256;
+constexpr uint64_t MHZ = 250;
+const uint8_t PF_MAC[6] = {0x02, 0x4b, 0x49, 0x00, 0x00, 0x10};
+
+// The model card and its host (memory, wire).
+struct Ref {
+    std::vector<uint8_t> mem = std::vector<uint8_t>(MEM);
+    std::vector<std::vector<uint8_t>> frames[2];
+    std::unique_ptr<kite::model::Card> card;
+    static Ref *R(void *o) { return static_cast<Ref *>(o); }
+    Ref() {
+        kite_host_ops ops{};
+        ops.opaque = this;
+        ops.dma_read = [](void *o, kite_fn_t, uint64_t a, void *b, size_t n) {
+            if (a + n > MEM) return -1;
+            std::memcpy(b, &R(o)->mem[a], n);
+            return 0;
+        };
+        ops.dma_write = [](void *o, kite_fn_t, uint64_t a, const void *b, size_t n) {
+            if (a + n > MEM) return -1;
+            std::memcpy(&R(o)->mem[a], b, n);
+            return 0;
+        };
+        ops.msix = [](void *, kite_fn_t, uint16_t) {};
+        ops.frame_out = [](void *o, unsigned port, const void *f, size_t n) {
+            auto *p = static_cast<const uint8_t *>(f);
+            // Ordered sets are the model's PHY traffic, not frames.
+            if (!(n == 16 && std::memcmp(p, "KITEOS", 6) == 0)) R(o)->frames[port & 1].emplace_back(p, p + n);
+        };
+        ops.now_ns = [](void *) { return uint64_t(1'000'000'000); };
+        ops.timer_arm = [](void *, uint64_t) {};
+        ops.log = [](void *, int, const char *) {};
+        kite_card_config cfg{};
+        cfg.abi_version = KITE_CARD_ABI_VERSION;
+        cfg.num_ports = 2;
+        cfg.max_vfs = 16;
+        cfg.serial = 0x1234;
+        std::memcpy(cfg.mac, PF_MAC, 6);
+        card = std::make_unique<kite::model::Card>(cfg, ops);
+    }
+};
+
+struct Bench : card_tb::Env<Vkite_card_sys, MEM> {
+    Ref ref;
+    std::string uart;
+    uint64_t brk = 0x1000;
+
+    explicit Bench(tb::Checker &c) : Env(c) {
+        m.serial_i = 0x1234;
+        uint64_t mac = 0;
+        for (int i = 0; i < 6; i++) mac = mac << 8 | PF_MAC[i];
+        m.mac_base_i = mac;
+        m.num_vfs_i = 0;
+        m.link_i = 3;
+        m.ld_we_i = 0;
+    }
+
+    // The ROM through the loader port with the card and CPU in reset.
+    void load(const std::vector<uint32_t> &rom) {
+        m.rst_ni = 0;
+        for (uint32_t w = 0; w < ROM_WORDS; w++) {
+            m.ld_we_i = 1;
+            m.ld_word_i = w;
+            m.ld_data_i = w < rom.size() ? rom[w] : 0;
+            clk.tick();
+        }
+        m.ld_we_i = 0;
+        clk.tick();
+        m.rst_ni = 1;
+    }
+
+    void step() {
+        drive();
+        m.eval();
+        sample();
+        if (m.uart_valid_o) uart += char(m.uart_data_o);
+        clk.tick();
+    }
+    void run(uint64_t n) { for (uint64_t i = 0; i < n; i++) step(); }
+
+    uint32_t bar0_read(uint32_t off, uint16_t fn = 0) {
+        size_t before = cc_data.size();
+        mmio(0, off, false, 0, 0xf, fn);
+        for (int i = 0; i < 5000 && cc_data.size() == before; i++) step();
+        if (!chk.expect(cc_data.size() > before, "BAR0 read 0x%x answered", off)) return ~0u;
+        return uint32_t(cc_data.back());
+    }
+    // A register write or doorbell to both cards.
+    void write(unsigned bar, uint32_t off, uint32_t v, uint16_t fn = 0) {
+        mmio(bar, off, true, v, 0xf, fn);
+        ref.card->mmio_write(fn, bar, off, v, 4);
+        run(20);
+    }
+
+    uint64_t alloc(size_t n, size_t align = 64) {
+        brk = (brk + align - 1) & ~(align - 1);
+        uint64_t a = brk;
+        brk += n;
+        chk.expect(brk <= MEM, "host memory");
+        return a;
+    }
+    void both(uint64_t a, const void *p, size_t n) {
+        std::memcpy(&host.mem[a], p, n);
+        std::memcpy(&ref.mem[a], p, n);
+    }
+    template <class T> void both(uint64_t a, const T &v) { both(a, &v, sizeof(T)); }
+    template <class T> T rd(uint64_t a) {
+        T v;
+        std::memcpy(&v, &host.mem[a], sizeof(T));
+        return v;
+    }
+
+    bool mem_same(const std::string &what) {
+        size_t bad = 0, first = 0;
+        for (size_t a = 0; a < MEM; a++)
+            if (host.mem[a] != ref.mem[a] && !bad++) first = a;
+        return chk.expect(bad == 0, "%s: host memory differs from the model's in %zu bytes, first 0x%zx (RTL %02x model %02x)",
+                          what.c_str(), bad, first, host.mem[first], ref.mem[first]);
+    }
+};
+
+// The driver's side: the command ring and one set of queues.
+struct Queue {
+    uint32_t id = 0, log_size = 0, stride = 0, pi = 0, ci = 0;
+    uint64_t base = 0;
+};
+
+struct Driver {
+    Bench &b;
+    tb::Checker &chk;
+    uint16_t fn = 0;
+    uint64_t cmdq = 0;
+    uint16_t cmd_pi = 0;
+    static constexpr uint32_t CMD_LOG = 3;
+    uint32_t token = 0;
+    uint64_t max_cycles = 0;  // the longest command
+    uint64_t reset_cycles = 0;  // the longest function reset
+    Queue eq, cq, sq, rq;
+
+    void reset_and_init() {
+        const uint64_t c0 = b.clk.cycle;
+        b.write(0, reg::DEV_CTRL, reg::DEV_CTRL_RESET, fn);
+        uint32_t ctrl = 0;
+        for (int i = 0; i < 1000; i++) {
+            ctrl = b.bar0_read(reg::DEV_CTRL, fn);
+            if (!(ctrl & reg::DEV_CTRL_RESET)) break;
+            b.run(4000);
+        }
+        chk.expect(!(ctrl & reg::DEV_CTRL_RESET), "DEV_CTRL.RESET served (0x%x)", ctrl);
+        reset_cycles = std::max(reset_cycles, b.clk.cycle - c0);
+        chk.expect(b.bar0_read(reg::DEV_STATUS, fn) == uint32_t(b.ref.card->mmio_read(fn, 0, reg::DEV_STATUS, 4)),
+                   "function %u: DEV_STATUS after the reset as the model's", fn);
+        if (!cmdq) cmdq = b.alloc(256u << CMD_LOG, 4096);
+        b.write(0, reg::CMDQ_BASE_LO, uint32_t(cmdq), fn);
+        b.write(0, reg::CMDQ_BASE_HI, uint32_t(cmdq >> 32), fn);
+        b.write(0, reg::CMDQ_LOG_SIZE, CMD_LOG, fn);
+        cmd_pi = 0;
+    }
+
+    // One command on both cards; the completed entries must be equal.
+    cmd_entry cmd(const char *what, uint32_t opcode, const void *in = nullptr, size_t in_len = 0, uint8_t version = 1) {
+        uint64_t a = cmdq + uint64_t(cmd_pi & ((1u << CMD_LOG) - 1)) * 256;
+        cmd_entry e{};
+        e.opcode = uint16_t(opcode);
+        e.version = version;
+        e.token = ++token;
+        if (in_len) std::memcpy(e.in, in, in_len);
+        b.both(a, e);
+        cmd_pi++;
+        b.write(0, reg::CMDQ_PI, cmd_pi, fn);
+        uint64_t c0 = b.clk.cycle;
+        for (int i = 0; i < 4000 && !b.host.mem[a + offsetof(cmd_entry, done)]; i++) b.run(500);
+        max_cycles = std::max(max_cycles, b.clk.cycle - c0);
+        cmd_entry r = b.rd<cmd_entry>(a), x;
+        if (opcode == cmd_opcode::QUERY_HEALTH && r.status == cmd_status::OK) {
+            // The one field that may differ: the model's clock stands still.
+            const size_t up = offsetof(cmd_entry, out) + offsetof(health_out, uptime_ms);
+            uint64_t ms;
+            std::memcpy(&ms, &b.host.mem[a + up], 8);
+            chk.expect(ms <= b.clk.cycle / (MHZ * 1000), "%s: uptime %" PRIu64 " ms", what, ms);
+            std::memcpy(&b.ref.mem[a + up], &ms, 8);
+        }
+        std::memcpy(&x, &b.ref.mem[a], sizeof(x));
+        chk.expect(r.done == 1, "%s: completed", what);
+        chk.expect(x.done == 1, "%s: completed on the model", what);
+        chk.expect(std::memcmp(&r, &x, sizeof(r)) == 0,
+                   "%s: entry differs from the model's (status %u/%u, syndrome 0x%x/0x%x, out_len %u/%u)", what,
+                   r.status, x.status, r.syndrome, x.syndrome, r.out_len, x.out_len);
+        b.run(200);
+        chk.expect(b.bar0_read(reg::CMDQ_CI, fn) == cmd_pi, "%s: CMDQ_CI", what);
+        b.mem_same(what);
+        return r;
+    }
+    template <class T> cmd_entry cmd(const char *what, uint32_t opcode, const T &in) {
+        return cmd(what, opcode, &in, sizeof(T));
+    }
+    uint32_t id(const cmd_entry &r) {
+        obj_out o;
+        std::memcpy(&o, r.out, sizeof(o));
+        return r.status == cmd_status::OK ? o.id : 0;
+    }
+
+    void create_eq(uint32_t log) {
+        eq = Queue{0, log, 16, 0, 0, b.alloc(16u << log, 4096)};
+        create_eq_in in{};
+        in.base = eq.base;
+        in.log_size = uint8_t(log);
+        eq.id = id(cmd("CREATE_EQ", cmd_opcode::CREATE_EQ, in));
+    }
+    void create_cq(uint32_t log) {
+        cq = Queue{0, log, 32, 0, 0, b.alloc(32u << log, 4096)};
+        create_cq_in in{};
+        in.base = cq.base;
+        in.log_size = uint8_t(log);
+        in.eqn = uint16_t(eq.id);
+        cq.id = id(cmd("CREATE_CQ", cmd_opcode::CREATE_CQ, in));
+    }
+    void create_wq(bool is_rq, Queue &q, uint32_t log, uint32_t log_stride) {
+        q = Queue{0, log, 1u << log_stride, 0, 0, b.alloc(size_t(1) << (log + log_stride), 4096)};
+        create_wq_in in{};
+        in.base = q.base;
+        in.log_size = uint8_t(log);
+        in.log_stride = uint8_t(log_stride);
+        in.cqn = cq.id;
+        q.id = id(cmd(is_rq ? "CREATE_RQ" : "CREATE_SQ", is_rq ? cmd_opcode::CREATE_RQ : cmd_opcode::CREATE_SQ, in));
+    }
+    cmd_entry modify_wq(const char *what, bool is_rq, uint32_t qid, uint8_t state) {
+        modify_wq_in in{};
+        in.id = qid;
+        in.state = state;
+        in.mask = modify_wq_in::MASK_STATE;
+        return cmd(what, is_rq ? cmd_opcode::MODIFY_RQ : cmd_opcode::MODIFY_SQ, in);
+    }
+
+    // An ETH_TX WQE gathering the frame in pieces of @chunk bytes.
+    void post_tx(const std::vector<uint8_t> &frame, size_t chunk) {
+        uint64_t buf = b.alloc(frame.size() + 64);
+        b.both(buf, frame.data(), frame.size());
+        uint64_t w = sq.base + uint64_t(sq.pi & ((1u << sq.log_size) - 1)) * sq.stride;
+        std::vector<uint8_t> wqe(sq.stride);
+        wqe_ctrl c{};
+        c.opcode = wqe_opcode::ETH_TX;
+        c.flags = wqe_ctrl::FLAGS_SIGNALED;
+        c.num_ds = uint8_t(1 + (frame.size() + chunk - 1) / chunk);
+        c.wqe_index = uint16_t(sq.pi);
+        std::memcpy(wqe.data(), &c, sizeof(c));
+        for (size_t off = 0, i = 0; off < frame.size(); off += chunk, i++) {
+            wqe_sge s{};
+            s.addr = buf + off;
+            s.len = uint32_t(std::min(chunk, frame.size() - off));
+            s.lkey = limits::LKEY_PHYS;
+            std::memcpy(&wqe[32 + 16 * i], &s, sizeof(s));
+        }
+        b.both(w, wqe.data(), wqe.size());
+        sq.pi++;
+    }
+    std::vector<uint64_t> post_rx(unsigned n, uint32_t len) {
+        std::vector<uint64_t> bufs;
+        for (unsigned i = 0; i < n; i++) {
+            uint64_t buf = b.alloc(len);
+            std::vector<uint8_t> wqe(rq.stride);
+            wqe_sge s{};
+            s.addr = buf;
+            s.len = len;
+            s.lkey = limits::LKEY_PHYS;
+            std::memcpy(wqe.data(), &s, sizeof(s));
+            b.both(rq.base + uint64_t(rq.pi & ((1u << rq.log_size) - 1)) * rq.stride, wqe.data(), wqe.size());
+            rq.pi++;
+            bufs.push_back(buf);
+        }
+        b.write(2, db::RQ, rq.id << 16 | (rq.pi & 0xffff));
+        return bufs;
+    }
+    bool cqe_ready(const Queue &q) {
+        uint64_t a = q.base + uint64_t(q.ci & ((1u << q.log_size) - 1)) * 32;
+        return (b.host.mem[a + offsetof(cqe, owner)] & 1) == (((q.ci >> q.log_size) & 1) ^ 1);
+    }
+};
+
+std::vector<uint8_t> udp_frame(tb::Rng &rng, const uint8_t dst[6], size_t payload) {
+    std::vector<uint8_t> f(dst, dst + 6);
+    const uint8_t src[6] = {0x02, 0x4b, 0x49, 0x00, 0x00, 0x99};
+    f.insert(f.end(), src, src + 6);
+    f.push_back(0x08);
+    f.push_back(0x00);
+    const size_t ip_len = 20 + 8 + payload;
+    const uint8_t ip[20] = {0x45, 0, uint8_t(ip_len >> 8), uint8_t(ip_len), 0, 1, 0x40, 0, 64, 17, 0, 0,
+                            10, 0, 0, 1, 10, 0, 0, 2};
+    f.insert(f.end(), ip, ip + 20);
+    uint32_t s = 0;
+    for (int i = 0; i < 20; i += 2) s += uint32_t(ip[i]) << 8 | ip[i + 1];
+    while (s >> 16) s = (s & 0xffff) + (s >> 16);
+    f[14 + 10] = uint8_t(~s >> 8);
+    f[14 + 11] = uint8_t(~s);
+    const uint8_t udp[8] = {0x03, 0xe8, 0x07, 0xd0, uint8_t((8 + payload) >> 8), uint8_t(8 + payload), 0, 0};
+    f.insert(f.end(), udp, udp + 8);
+    std::vector<uint8_t> p = tb::rbytes(rng, payload);
+    f.insert(f.end(), p.begin(), p.end());
+    return f;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    tb::Args args(argc, argv);
+    tb::Checker chk("card_sys");
+    tb::Rng rng(args.seed);
+    std::printf("[card_sys] seed %" PRIu64 "\n", args.seed);
+    const char *elf = std::getenv("KITE_FW_ELF");
+    if (!chk.expect(elf != nullptr, "KITE_FW_ELF is set (fpga/check.sh builds the firmware and sets it)"))
+        return chk.finish();
+    std::vector<uint32_t> rom(ROM_WORDS);
+    uint32_t entry = 0;
+    std::string err;
+    bool ok = kite::cpu::load_elf(
+        elf,
+        [&](uint32_t a, const uint8_t *d, size_t n) {
+            for (size_t i = 0; i < n; i++)
+                if (a + i < 4 * ROM_WORDS) rom[(a + i) / 4] |= uint32_t(d[i]) << (8 * ((a + i) % 4));
+        },
+        entry, err);
+    if (!chk.expect(ok && entry == 0, "firmware %s: %s (entry 0x%x)", elf, err.c_str(), entry)) return chk.finish();
+
+    auto b = std::make_unique<Bench>(chk);
+    Bench &B = *b;
+    B.load(rom);
+
+    // 1. Boot.
+    const uint64_t c0 = B.clk.cycle;
+    uint32_t status = 0;
+    while (B.clk.cycle - c0 < 4'000'000) {
+        B.run(20000);
+        status = B.bar0_read(reg::DEV_STATUS);
+        if (status & reg::DEV_STATUS_READY) break;
+    }
+    const uint64_t boot = B.clk.cycle - c0;
+    chk.expect(status == reg::DEV_STATUS_READY, "DEV_STATUS READY after boot (0x%x)", status);
+    std::printf("[card_sys] firmware ready after %" PRIu64 " cycles (%.2f ms at %" PRIu64 " MHz; polled every 20k)\n",
+                boot, double(boot) / double(MHZ * 1000), MHZ);
+    kite::model::Card &ref = *B.ref.card;
+    const struct { const char *name; uint32_t off; } regs[] = {
+        {"MAGIC", reg::MAGIC}, {"SPEC_VERSION", reg::SPEC_VERSION}, {"FW_VERSION", reg::FW_VERSION},
+        {"SERIAL_LO", reg::SERIAL_LO}, {"SERIAL_HI", reg::SERIAL_HI}, {"FUNC_INFO", reg::FUNC_INFO},
+        {"DEV_STATUS", reg::DEV_STATUS}, {"HEALTH_SYNDROME", reg::HEALTH_SYNDROME}, {"DB_PAGES", reg::DB_PAGES},
+        {"MSIX_VECTORS", reg::MSIX_VECTORS}};
+    for (const auto &r : regs) {
+        uint32_t v = B.bar0_read(r.off), x = uint32_t(ref.mmio_read(0, 0, r.off, 4));
+        chk.expect(v == x, "BAR0 %s 0x%x, the model's 0x%x", r.name, v, x);
+    }
+    chk.expect(B.bar0_read(reg::CAPS) == kite::fw::card::FEATURES, "CAPS is the firmware's kite_card features");
+    const uint64_t hb_cycle = B.clk.cycle;
+    const uint32_t hb = B.bar0_read(reg::HEARTBEAT);
+    if (args.inject) {
+        // A quick run that must fail: the expected FW_VERSION corrupted.
+        chk.expect(B.bar0_read(reg::FW_VERSION) == (uint32_t(ref.mmio_read(0, 0, reg::FW_VERSION, 4)) ^ 1),
+                   "FW_VERSION (--inject)");
+        return chk.finish();
+    }
+
+    // 2. The driver's reset and command ring.
+    Driver d{B, chk};
+    d.reset_and_init();
+
+    // 3. Commands.
+    d.cmd("QUERY_HEALTH", cmd_opcode::QUERY_HEALTH);
+    d.create_eq(6);
+    d.create_cq(6);
+    d.create_wq(false, d.sq, 4, 7);
+    d.create_wq(true, d.rq, 4, 6);
+    d.modify_wq("MODIFY_SQ RDY", false, d.sq.id, wq_state::RDY);
+    d.modify_wq("MODIFY_RQ RDY", true, d.rq.id, wq_state::RDY);
+    {
+        uint64_t t = B.alloc(2);
+        uint16_t q = uint16_t(d.rq.id);
+        B.both(t, q);
+        set_rss_in in{};
+        in.ctx = 0;
+        in.table_size = 1;
+        in.table_addr = t;
+        d.cmd("SET_RSS", cmd_opcode::SET_RSS, in);
+    }
+    {
+        port_info in{};
+        in.port = 0;
+        in.admin_up = 1;
+        in.mtu = 1500;
+        in.mask = port_info::MASK_ADMIN | port_info::MASK_MTU;
+        d.cmd("SET_PORT up", cmd_opcode::SET_PORT, in);
+        // The model's PHY comes up when its partner's ordered set says so;
+        // the RTL card's link is the board's (link_i).
+        uint8_t os[kite::OS_LEN];
+        kite::os_build(os, kite::OS_STATE_UP);
+        ref.frame_in(0, os, sizeof(os));
+        B.ref.frames[0].clear();
+    }
+    {
+        obj_out q{};
+        q.id = d.sq.id;
+        d.cmd("QUERY_SQ", cmd_opcode::QUERY_SQ, q);
+        q.id = d.rq.id;
+        d.cmd("QUERY_RQ", cmd_opcode::QUERY_RQ, q);
+    }
+    chk.expect(d.eq.id && d.cq.id && d.sq.id && d.rq.id, "queues created (EQ %u CQ %u SQ %u RQ %u)", d.eq.id,
+               d.cq.id, d.sq.id, d.rq.id);
+    // Bad commands: the statuses and syndromes are the model's.
+    const cmd_entry bad = d.cmd("unknown opcode", 0x7ff);
+    chk.expect(bad.status != cmd_status::OK, "an unknown opcode fails (status %u)", bad.status);
+    {
+        create_cq_in in{};
+        in.base = d.cq.base;
+        in.log_size = 6;
+        in.eqn = 999;
+        chk.expect(d.cmd("CREATE_CQ on a missing EQ", cmd_opcode::CREATE_CQ, in).status != cmd_status::OK,
+                   "a CQ on a missing EQ fails");
+        create_wq_in w{};
+        w.base = d.sq.base;
+        w.log_size = 20;
+        w.log_stride = 6;
+        w.cqn = d.cq.id;
+        chk.expect(d.cmd("CREATE_SQ of 2^20", cmd_opcode::CREATE_SQ, w).status != cmd_status::OK,
+                   "an SQ of 2^20 entries fails");
+    }
+    chk.expect(d.modify_wq("MODIFY_SQ of a missing SQ", false, 400, wq_state::RDY).status != cmd_status::OK,
+               "MODIFY_SQ of a missing SQ fails");
+    chk.expect(d.cmd("QUERY_HEALTH version 9", cmd_opcode::QUERY_HEALTH, nullptr, 0, 9).status != cmd_status::OK,
+               "an unknown command version fails");
+    std::printf("[card_sys] %u commands, the longest %" PRIu64 " cycles (doorbell to completion)\n", d.token,
+                d.max_cycles);
+
+    // 4. TX.
+    {
+        const uint8_t peer[6] = {0x02, 0x4b, 0x49, 0x00, 0x00, 0x99};
+        std::vector<uint8_t> f = udp_frame(rng, peer, 300);
+        d.post_tx(f, 120);
+        uint64_t t0 = B.clk.cycle;
+        B.write(2, db::SQ, d.sq.id << 16 | (d.sq.pi & 0xffff));
+        for (int i = 0; i < 20000 && !(B.tx_frames[0].size() == 1 && d.cqe_ready(d.cq)); i++) B.step();
+        const uint64_t lat = B.clk.cycle - t0;
+        B.run(200);
+        auto &exp = B.ref.frames[0];
+        if (chk.expect(B.tx_frames[0].size() == 1 && exp.size() == 1, "one frame sent (RTL %zu, model %zu)",
+                       B.tx_frames[0].size(), exp.size())) {
+            chk.expect(B.tx_frames[0][0] == exp[0], "TX frame as the model's (%zu and %zu bytes)",
+                       B.tx_frames[0][0].size(), exp[0].size());
+            chk.expect(std::equal(f.begin(), f.end(), B.tx_frames[0][0].begin()), "TX frame carries the posted bytes");
+        }
+        chk.expect(d.cqe_ready(d.cq), "TX CQE written");
+        d.cq.ci++;
+        B.mem_same("after TX");
+        std::printf("[card_sys] TX: doorbell write to CQE in %" PRIu64 " cycles\n", lat);
+    }
+
+    // 5. RX.
+    {
+        std::vector<uint64_t> bufs = d.post_rx(2, 2048);
+        B.run(300);
+        std::vector<uint8_t> f = udp_frame(rng, PF_MAC, 500), wire = f;
+        uint32_t fcs = kite::crc32(f.data(), f.size());
+        for (int i = 0; i < 4; i++) wire.push_back(uint8_t(fcs >> (8 * i)));
+        B.rx_q[0].push_back(wire);
+        ref.frame_in(0, wire.data(), wire.size());
+        for (int i = 0; i < 20000 && !d.cqe_ready(d.cq); i++) B.step();
+        B.run(200);
+        chk.expect(d.cqe_ready(d.cq), "RX CQE written");
+        chk.expect(std::equal(f.begin(), f.end(), B.host.mem.begin() + long(bufs[0])), "RX bytes in the buffer");
+        B.mem_same("after RX");
+        for (uint32_t w = 0; w < 4; w++) {
+            uint32_t lo = B.bar0_read(reg::STATS_BASE + 8 * w), hi = B.bar0_read(reg::STATS_BASE + 8 * w + 4);
+            uint64_t v = uint64_t(hi) << 32 | lo, x = ref.mmio_read(0, 0, reg::STATS_BASE + 8 * w, 8);
+            chk.expect(v == x && x > 0, "port 0 counter %u: %" PRIu64 ", the model's %" PRIu64, w, v, x);
+        }
+    }
+
+    // 6. A function reset with the queues open.
+    {
+        d.reset_and_init();
+        B.mem_same("after DEV_CTRL.RESET");
+        const uint8_t peer[6] = {0x02, 0x4b, 0x49, 0x00, 0x00, 0x99};
+        d.post_tx(udp_frame(rng, peer, 60), 128);
+        B.write(2, db::SQ, d.sq.id << 16 | (d.sq.pi & 0xffff));
+        B.run(20000);
+        chk.expect(B.tx_frames[0].size() == 1 && B.ref.frames[0].size() == 1,
+                   "a doorbell to an SQ destroyed by the reset sends nothing (RTL %zu frames, model %zu)",
+                   B.tx_frames[0].size(), B.ref.frames[0].size());
+        d.create_eq(4);
+        d.create_cq(4);
+        chk.expect(d.eq.id && d.cq.id, "CREATE_EQ and CREATE_CQ after the reset");
+    }
+
+    // 7. A VF: the host sets NumVFs to 1 (a strap from the PCIe core); the
+    // firmware gives the VF its function context; the VF's driver resets
+    // it and creates objects of its own; a PF object is not the VF's.
+    {
+        B.m.num_vfs_i = 1;
+        ref.set_num_vfs(1);
+        uint32_t pages = 0;
+        for (int i = 0; i < 1000 && !pages; i++) {
+            B.run(2000);
+            pages = B.bar0_read(reg::DB_PAGES, 1);
+        }
+        const struct { const char *name; uint32_t off; } vregs[] = {
+            {"FUNC_INFO", reg::FUNC_INFO}, {"DB_PAGES", reg::DB_PAGES}, {"MSIX_VECTORS", reg::MSIX_VECTORS},
+            {"DEV_STATUS", reg::DEV_STATUS}};
+        for (const auto &r : vregs) {
+            uint32_t v = B.bar0_read(r.off, 1), x = uint32_t(ref.mmio_read(1, 0, r.off, 4));
+            chk.expect(v == x, "VF BAR0 %s 0x%x, the model's 0x%x", r.name, v, x);
+        }
+        Driver vf{B, chk, 1};
+        vf.reset_and_init();
+        vf.create_eq(4);
+        vf.create_cq(4);
+        chk.expect(vf.eq.id && vf.cq.id, "the VF's EQ %u and CQ %u", vf.eq.id, vf.cq.id);
+        Queue q;
+        vf.cq.id = d.cq.id;   // the PF's CQ
+        vf.create_wq(false, q, 4, 6);
+        chk.expect(q.id == 0, "an SQ of the VF on the PF's CQ is refused");
+    }
+
+    // HEARTBEAT counts the firmware's milliseconds.
+    const uint32_t hb2 = B.bar0_read(reg::HEARTBEAT), ms = uint32_t((B.clk.cycle - hb_cycle) / (MHZ * 1000));
+    chk.expect(hb2 - hb + 1 >= ms && hb2 - hb <= ms + 1, "HEARTBEAT advanced %u in %u ms of simulated time", hb2 - hb,
+               ms);
+    if (!B.uart.empty()) std::printf("[card_sys] UART: %s\n", B.uart.c_str());
+    std::printf("[card_sys] function reset (DEV_CTRL.RESET to the bit clear): %" PRIu64 " cycles at most\n",
+                d.reset_cycles);
+    std::printf("[card_sys] %" PRIu64 " cycles\n", B.clk.cycle);
+    return chk.finish();
+}
