@@ -87,6 +87,10 @@ upper bound of a flattened result. Its parts:
 
 {card}
 
+The card with its control CPU (``card_sys``, ``kite_card_sys``) is built
+the same way: its own logic (wiring only) plus the card's, ``kite_cpu_sys``'s
+and ``kite_cpu_io``'s results.
+
 Run ``fpga/check.sh`` to regenerate (synthesis is cached by source hash).
 """
     DOC.parent.mkdir(parents=True, exist_ok=True)

@@ -153,6 +153,7 @@ module kite_cpu_io #(
   logic [63:0] st_data_q, ns_q;
   logic [31:0] time_hi_q;
   logic        dma_busy_q, dma_err_q, st_wait_q;
+  logic [NVF:0] reset_pend_q;                 // function reset requests (DEV_CTRL.RESET) not yet done
 
   assign fw_wq_qn_o         = wq_a_q[$clog2(NQ)-1:0];
   assign fw_wq_rq_o         = wq_a_q[16];
@@ -352,7 +353,6 @@ module kite_cpu_io #(
 
   // WQ errors: bit q of the RQ half, NQ + q of the SQ half.
   logic [2*NQ-1:0] wqe_q, wqe_set, wqe_clr;
-  logic [NVF:0]    reset_pend_q;   // DEV_CTRL.RESET requests not yet done
   logic [31:0]     wqe_sum;
   logic            wqe_rd;
   logic [$clog2(NW)-1:0] wqe_w;

@@ -32,7 +32,8 @@
 //      reset, command ring, CREATE_EQ and CREATE_CQ as the model's; an SQ
 //      on the PF's CQ refused as on the model.
 // QUERY_HEALTH's uptime is checked against the simulated time, not the
-// model's (its clock stands still). --inject corrupts the expected
+// model's (its clock stands still). The RTL card's link is the board's
+// (link_i); the model's PHY comes up on its partner's ordered set. --inject corrupts the expected
 // FW_VERSION and stops after the boot (the run must fail).
 #include <cinttypes>
 #include <string>
