@@ -237,6 +237,7 @@ private:
     uint32_t fw_version_ = 0, health_ = 0;
     bool fatal_ = false;
     uint16_t num_vfs_ = 0;
+    bool tbl_read_ = false;  // a BAR4 read to answer next cycle
     uint32_t ev_reset_ = 0;  // functions whose DEV_CTRL.RESET awaits the firmware
     bool ev_cmdq_ = false;
     uint64_t armed_deadline_ = NEVER;
@@ -259,6 +260,9 @@ kite_card::kite_card(const kite_card_config &cfg, const kite_host_ops &ops) : cf
     m.cfg_max_payload_i = 1;   // 256 bytes
     m.cfg_max_read_req_i = 2;  // 512 bytes
     m.msix_ready_i = 1;
+    // QEMU keeps the MSI-X table (BAR4) itself and sends the card no BAR4
+    // request; one would read 0 (cycle()).
+    m.tbl_req_ready_i = 1;
     m.tx_tready_i = 3;
     uint64_t serial = cfg_.serial;
     m.serial_i = serial;
@@ -349,8 +353,11 @@ void kite_card::cycle() {
     m.heartbeat_i = heartbeat_;
     m.mac_ev_i = mac_ev_;
     mac_ev_ = 0;
+    m.tbl_rsp_valid_i = tbl_read_;
+    m.tbl_rsp_rdata_i = 0;
     m.clk_i = 0;
     m.eval();
+    tbl_read_ = m.tbl_req_valid_o && !m.tbl_req_write_o;
     fw_wq_taken_ = m.fw_wq_valid_i && m.fw_wq_ready_o;
     fw_st_taken_ = fw_st_taken_ || (m.fw_st_valid_i && m.fw_st_ready_o);
     fw_rd_taken_ = fw_rd_taken_ || (m.fw_rd_valid_i && m.fw_rd_ready_o);
@@ -756,9 +763,11 @@ void kite_card::service() { settle(); }
 void kite_card::flr(uint16_t fn) {
     if (fn > num_vfs_)
         return;
-    // A function level reset: as DEV_CTRL.RESET, then the ring registers.
-    fw_->reset_function(fn);
-    queue_cq_tlp(fn, 0, reg::CMDQ_LOG_SIZE, true, 0, 4);
+    // The PCIe core's FLR: kite_card clears the function's registers and
+    // asks for its reset, which the firmware serves as DEV_CTRL.RESET's.
+    m_->flr_i = 1u << fn;
+    cycle();
+    m_->flr_i = 0;
     settle();
 }
 

@@ -104,8 +104,12 @@ void Card::reset_function(uint16_t fn) {
 }
 
 void Card::flr(uint16_t fn) {
-    if (pcie_.present(fn))
+    // As DEV_CTRL.RESET, and every BAR0 register (SCRATCH too) back to its
+    // reset value.
+    if (pcie_.present(fn)) {
         reset_function(fn);
+        hw_.regs[fn] = FuncRegs{};
+    }
     after_entry();
 }
 

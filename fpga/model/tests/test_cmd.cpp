@@ -45,6 +45,29 @@ TEST_F(Cmd, RegistersAndCaps) {
     EXPECT_EQ(uint32_t(c.features), h.r32(reg::CAPS));
 }
 
+// DEV_CTRL.RESET disables and clears the command ring; a PCIe FLR returns
+// every BAR0 register to its reset value; a ring base must be 4 KiB aligned.
+TEST_F(Cmd, ResetAndFlrClearRegisters) {
+    ASSERT_NE(h.r32(reg::CMDQ_BASE_LO), 0u);
+    h.w32(reg::DEV_CTRL, reg::DEV_CTRL_RESET);
+    EXPECT_EQ(h.r32(reg::DEV_CTRL) & reg::DEV_CTRL_RESET, 0u);
+    EXPECT_EQ(h.r32(reg::CMDQ_BASE_LO), 0u);
+    EXPECT_EQ(h.r32(reg::CMDQ_LOG_SIZE), 0u);
+    h.w32(reg::CMDQ_BASE_LO, uint32_t(d.cmdq) + 64);
+    h.w32(reg::CMDQ_LOG_SIZE, 3);
+    EXPECT_EQ(h.r32(reg::CMDQ_LOG_SIZE), 0u) << "a ring on an unaligned base";
+    d.reset_and_init();
+    ASSERT_EQ(d.cmd(cmd_opcode::QUERY_CAPS).status, st::OK);
+    h.w32(reg::SCRATCH, 0x5a5a5a5a);
+    h.abi->flr(h.card, 0);
+    for (uint32_t off : {reg::CMDQ_BASE_LO, reg::CMDQ_BASE_HI, reg::CMDQ_LOG_SIZE, reg::CMDQ_PI, reg::SCRATCH})
+        EXPECT_EQ(h.r32(off), 0u) << "BAR0 0x" << std::hex << off << " after an FLR";
+    EXPECT_EQ(h.r32(reg::DEV_CTRL) & reg::DEV_CTRL_RESET, 0u);
+    EXPECT_TRUE(h.r32(reg::DEV_STATUS) & reg::DEV_STATUS_READY);
+    d.reset_and_init();
+    EXPECT_EQ(d.cmd(cmd_opcode::QUERY_CAPS).status, st::OK);
+}
+
 TEST_F(Cmd, EnvelopeChecks) {
     EXPECT_CMD(d.cmd(0x7777), BAD_OPCODE, CMD_UNKNOWN_OPCODE);
     EXPECT_CMD(d.cmd(cmd_opcode::QUERY_CAPS, nullptr, 0, 2), BAD_VERSION, CMD_VERSION);

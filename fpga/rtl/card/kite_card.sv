@@ -73,6 +73,18 @@ module kite_card #(
   input  logic                      msix_ready_i,
   output logic [FN_W-1:0]           msix_fn_o,
   output logic [15:0]               msix_vector_o,
+  // BAR4 (the MSI-X table and PBA) dword accesses, for kite_msix on the
+  // board; a host that keeps the table itself (the co-simulation's QEMU)
+  // never sends them. Reads are answered on tbl_rsp_*, in order.
+  output logic                      tbl_req_valid_o,
+  input  logic                      tbl_req_ready_i,
+  output logic                      tbl_req_write_o,
+  output logic [FN_W-1:0]           tbl_req_fn_o,
+  output logic [13:0]               tbl_req_addr_o,
+  output logic [31:0]               tbl_req_wdata_o,
+  output logic [3:0]                tbl_req_be_o,
+  input  logic                      tbl_rsp_valid_i,
+  input  logic [31:0]               tbl_rsp_rdata_i,
 
   // MAC ports, port p at [512p +: 512] / [64p +: 64] / [p].
   output logic [NPORT-1:0]          tx_tvalid_o,
@@ -145,6 +157,11 @@ module kite_card #(
   input  logic [15:0]               cmdq_ci_i,
   input  logic [NVF:0]              reset_done_i,
   output logic [NVF:0]              reset_req_o,
+  // PCIe function level resets (the board top's view of the core's FLR
+  // signals): the function's registers are cleared and its reset requested
+  // from the firmware; flr_done_o pulses when the firmware has done it.
+  input  logic [NVF:0]              flr_i,
+  output logic [NVF:0]              flr_done_o,
   output logic [NVF:0]              cmdq_enable_o,
   output logic [NVF:0]              cmdq_db_o,
   output logic [63:0]               cmdq_base_o,
@@ -276,7 +293,9 @@ module kite_card #(
 
   // BAR0 sequencer: up to two dword accesses per request; STATS reads first
   // read the counter from kite_stats (4-cycle read) and hold it for kite_regs.
-  typedef enum logic [2:0] {M_IDLE, M_STAT, M_STATW, M_ACC, M_WAIT, M_RSP, M_DB} mstate_e;
+  // BAR4 requests go out on tbl_* the same way, a dword at a time (M_TBL),
+  // each read waiting for its answer (M_TBLW).
+  typedef enum logic [3:0] {M_IDLE, M_STAT, M_STATW, M_ACC, M_WAIT, M_RSP, M_DB, M_TBL, M_TBLW} mstate_e;
   mstate_e      ms_q;
   logic         m_hi_q;          // current dword is the upper one
   logic         acc_hi_q;        // the access answered now was the upper one
@@ -289,13 +308,20 @@ module kite_card #(
   logic [13:0]  st_rd_idx;
   logic [63:0]  st_rd_data;
   logic         db_valid, db_ready;
-  logic         m_is_stats, m_lo_en, m_hi_en, m_other;
+  logic         m_is_stats, m_lo_en, m_hi_en, m_other, m_tbl;
 
   assign m_is_stats = m_addr[15:0] >= 16'(kite_pkg::REG_STATS_BASE) &&
                       m_addr[15:0] < 16'(kite_pkg::REG_STATS_BASE) + 16'd256;
   assign m_lo_en  = m_be[3:0] != 4'h0;
   assign m_hi_en  = m_be[7:4] != 4'h0;
-  assign m_other  = m_bar != 3'd0 && !(m_bar == 3'd2 && m_write);  // answered 0 / ignored
+  assign m_tbl    = m_bar == 3'(kite_pkg::MSIX_BAR) && 32'(m_func) <= NVF;
+  assign m_other  = m_bar != 3'd0 && !(m_bar == 3'd2 && m_write) && !m_tbl;  // answered 0 / ignored
+  assign tbl_req_valid_o = ms_q == M_TBL;
+  assign tbl_req_write_o = m_write;
+  assign tbl_req_fn_o    = FN_W'(m_func);
+  assign tbl_req_addr_o  = m_addr[13:0] + (m_hi_q ? 14'd4 : 14'd0);
+  assign tbl_req_wdata_o = reg_req_wdata;
+  assign tbl_req_be_o    = m_hi_q ? m_be[7:4] : m_be[3:0];
   assign reg_req_addr  = m_addr[15:0] + (m_hi_q ? 16'd4 : 16'd0);
   assign reg_req_wdata = m_hi_q ? m_wdata[63:32] : m_wdata[31:0];
   assign reg_req_valid = ms_q == M_ACC;
@@ -312,6 +338,7 @@ module kite_card #(
   assign db_valid      = ms_q == M_DB;
   assign mq_pop        = ms_q == M_RSP || (ms_q == M_DB && db_ready) ||
                          (ms_q == M_ACC && m_write && (m_hi_q || !m_hi_en)) ||
+                         (ms_q == M_TBL && tbl_req_ready_i && m_write && (m_hi_q || !m_hi_en)) ||
                          (ms_q == M_IDLE && !mq_empty && m_other);
   assign mmio_rsp_valid = ms_q == M_RSP || (ms_q == M_IDLE && !mq_empty && m_other && !m_write);
   assign mmio_rsp_data  = ms_q == M_RSP ? m_rdata_q : 64'd0;
@@ -350,6 +377,7 @@ module kite_card #(
           m_hi_q    <= !m_lo_en;
           m_rdata_q <= '0;
           if (m_bar == 3'd2) ms_q <= M_DB;
+          else if (m_tbl) ms_q <= M_TBL;
           else ms_q <= (!m_write && m_is_stats) ? M_STAT : M_ACC;
         end
         M_STAT: if (st_go) ms_q <= M_STATW;
@@ -364,6 +392,21 @@ module kite_card #(
         M_WAIT: ms_q <= M_RSP;
         M_RSP: ms_q <= M_IDLE;
         M_DB: if (db_ready) ms_q <= M_IDLE;
+        M_TBL: if (tbl_req_ready_i) begin
+          if (!m_write) ms_q <= M_TBLW;
+          else if (!m_hi_q && m_hi_en) m_hi_q <= 1'b1;
+          else ms_q <= M_IDLE;
+        end
+        M_TBLW: if (tbl_rsp_valid_i) begin
+          if (m_hi_q) m_rdata_q[63:32] <= tbl_rsp_rdata_i;
+          else m_rdata_q[31:0] <= tbl_rsp_rdata_i;
+          if (!m_hi_q && m_hi_en) begin
+            m_hi_q <= 1'b1;
+            ms_q   <= M_TBL;
+          end else begin
+            ms_q <= M_RSP;
+          end
+        end
         default: ms_q <= M_IDLE;
       endcase
     end
@@ -400,6 +443,7 @@ module kite_card #(
       .rsp_valid_o(rf_rsp_valid[f]), .rsp_rdata_o(rf_rdata[f*32 +: 32]),
       .fw_version_i, .serial_i, .func_info_i(f_info), .dev_status_i, .health_syndrome_i, .heartbeat_i,
       .cmdq_ci_i(rf_ci_q[f]), .reset_done_i(reset_done_i[f]), .reset_req_o(reset_req_o[f]),
+      .flr_i(flr_i[f]), .flr_done_o(flr_done_o[f]),
       .cmdq_base_o(rf_base[f*64 +: 64]), .cmdq_log_size_o(rf_log_size[f*4 +: 4]),
       .cmdq_enable_o(cmdq_enable_o[f]), .cmdq_pi_o(rf_pi[f*16 +: 16]), .cmdq_db_o(cmdq_db_o[f]),
       .stats_addr_o(rf_stats_addr[f*5 +: 5]), .stats_data_i(stat_q)

@@ -1,8 +1,10 @@
 // The card with its control CPU: kite_card, the CPU that runs the firmware
-// with its memories (kite_cpu_sys) and the CPU's window onto the card's
-// firmware ports (kite_cpu_io). This is the board-independent part of the
-// bitstream; the board top adds the PCIe and CMAC IP, kite_mac_cdc per
-// port, the clocks, the straps and the flash.
+// with its memories (kite_cpu_sys), the CPU's window onto the card's
+// firmware ports (kite_cpu_io) and the functions' MSI-X tables (kite_msix,
+// answering the host's BAR4 accesses and handing the PCIe core each
+// message). This is the board-independent part of the bitstream; the board
+// top (fpga/rtl/top/kite_top.sv) adds the PCIe and CMAC IP, kite_pcie_fn,
+// kite_mac_cdc per port, the clocks and the straps.
 //
 // The firmware image is in the CPU's ROM: from ROM_HEX with the bitstream,
 // or written through the loader port while rst_ni holds the card and the
@@ -52,10 +54,23 @@ module kite_card_sys #(
   input  logic                      cc_tready_i,
   input  logic [1:0]                cfg_max_payload_i,
   input  logic [2:0]                cfg_max_read_req_i,
-  output logic                      msix_valid_o,
-  input  logic                      msix_ready_i,
-  output logic [FN_W-1:0]           msix_fn_o,
-  output logic [15:0]               msix_vector_o,
+  // MSI-X with the tables here (PG213 "MSI-X External" interface).
+  input  logic [3:0]                cfg_interrupt_msix_enable_i,
+  input  logic [3:0]                cfg_interrupt_msix_mask_i,
+  input  logic [251:0]              cfg_interrupt_msix_vf_enable_i,
+  input  logic [251:0]              cfg_interrupt_msix_vf_mask_i,
+  output logic [63:0]               cfg_interrupt_msix_address_o,
+  output logic [31:0]               cfg_interrupt_msix_data_o,
+  output logic                      cfg_interrupt_msix_int_o,
+  output logic [7:0]                cfg_interrupt_msi_function_number_o,
+  input  logic                      cfg_interrupt_msi_sent_i,
+  input  logic                      cfg_interrupt_msi_fail_i,
+  output logic                      msix_drop_o,    // a request for a disabled function or missing vector
+
+  // PCIe function level resets: a pulse per FLR the core began; done
+  // pulses when the firmware has reset the function (the core's FLR done).
+  input  logic [NVF:0]              flr_i,
+  output logic [NVF:0]              flr_done_o,
 
   // MAC ports (frames with FCS) and their statistics pulses.
   output logic [NPORT-1:0]          tx_tvalid_o,
@@ -143,6 +158,14 @@ module kite_card_sys #(
   logic                 fw_st_valid, fw_st_ready, fw_st_clear, fw_st_rvalid;
   logic [13:0]          fw_st_idx;
   logic [63:0]          fw_st_rdata;
+  // Interrupt requests and BAR4 accesses between kite_card and kite_msix.
+  logic                 msix_valid, msix_ready;
+  logic [FN_W-1:0]      msix_fn, tbl_fn;
+  logic [15:0]          msix_vector;
+  logic                 tbl_req_valid, tbl_req_ready, tbl_req_write, tbl_rsp_valid;
+  logic [13:0]          tbl_req_addr;
+  logic [31:0]          tbl_req_wdata, tbl_rsp_rdata;
+  logic [3:0]           tbl_req_be;
   // WQs the datapath moved to ERR.
   logic                 rq_err, sq_err;
   logic [QW-1:0]        rq_err_qn, sq_err_qn;
@@ -326,10 +349,19 @@ module kite_card_sys #(
     .cc_tready_i,
     .cfg_max_payload_i,
     .cfg_max_read_req_i,
-    .msix_valid_o,
-    .msix_ready_i,
-    .msix_fn_o,
-    .msix_vector_o,
+    .msix_valid_o        (msix_valid),
+    .msix_ready_i        (msix_ready),
+    .msix_fn_o           (msix_fn),
+    .msix_vector_o       (msix_vector),
+    .tbl_req_valid_o     (tbl_req_valid),
+    .tbl_req_ready_i     (tbl_req_ready),
+    .tbl_req_write_o     (tbl_req_write),
+    .tbl_req_fn_o        (tbl_fn),
+    .tbl_req_addr_o      (tbl_req_addr),
+    .tbl_req_wdata_o     (tbl_req_wdata),
+    .tbl_req_be_o        (tbl_req_be),
+    .tbl_rsp_valid_i     (tbl_rsp_valid),
+    .tbl_rsp_rdata_i     (tbl_rsp_rdata),
     .tx_tvalid_o,
     .tx_tready_i,
     .tx_tdata_o,
@@ -388,6 +420,8 @@ module kite_card_sys #(
     .cmdq_ci_i           (cmdq_ci_wdata),
     .reset_done_i        (reset_done),
     .reset_req_o         (reset_req),
+    .flr_i,
+    .flr_done_o,
     .cmdq_enable_o       (cmdq_enable),
     .cmdq_db_o           (cmdq_db),
     .cmdq_base_o         (cmdq_base),
@@ -427,6 +461,39 @@ module kite_card_sys #(
     .rq_err_qn_o         (rq_err_qn),
     .sq_err_o            (sq_err),
     .sq_err_qn_o         (sq_err_qn)
+  );
+
+  kite_msix #(
+    .NVF  (NVF),
+    .FN_W (FN_W)
+  ) u_msix (
+    .clk_i,
+    .rst_ni,
+    .req_valid_i   (tbl_req_valid),
+    .req_ready_o   (tbl_req_ready),
+    .req_write_i   (tbl_req_write),
+    .req_fn_i      (tbl_fn),
+    .req_addr_i    (tbl_req_addr),
+    .req_wdata_i   (tbl_req_wdata),
+    .req_be_i      (tbl_req_be),
+    .rsp_valid_o   (tbl_rsp_valid),
+    .rsp_rdata_o   (tbl_rsp_rdata),
+    .msix_valid_i  (msix_valid),
+    .msix_ready_o  (msix_ready),
+    .msix_fn_i     (msix_fn),
+    .msix_vector_i (msix_vector),
+    .flr_i,
+    .cfg_interrupt_msix_enable_i,
+    .cfg_interrupt_msix_mask_i,
+    .cfg_interrupt_msix_vf_enable_i,
+    .cfg_interrupt_msix_vf_mask_i,
+    .cfg_interrupt_msix_address_o,
+    .cfg_interrupt_msix_data_o,
+    .cfg_interrupt_msix_int_o,
+    .cfg_interrupt_msi_function_number_o,
+    .cfg_interrupt_msi_sent_i,
+    .cfg_interrupt_msi_fail_i,
+    .drop_o        (msix_drop_o)
   );
 
 endmodule

@@ -7,10 +7,17 @@
 //
 // Behaviour (operation.rst, "Bring-up and reset" and "Command queue"):
 // * DEV_CTRL.RESET: writing 1 pulses reset_req_o; the bit reads 1 until
-//   reset_done_i. CMDQ state is cleared by the reset.
+//   reset_done_i. The command ring registers (base, size, PI) are cleared
+//   by the reset, as the model's Card::reset_function does.
+// * flr_i (the PCIe core began a function level reset of this function):
+//   every register returns to its reset value (SCRATCH too) and a reset is
+//   requested as by DEV_CTRL.RESET; flr_done_o pulses with the
+//   reset_done_i that ends it, for the core's FLR-done input. An FLR in
+//   the cycle of a reset_done_i is not ended by it.
 // * CMDQ_BASE_LO/HI: written only while CMDQ_LOG_SIZE is 0 (else ignored).
 // * CMDQ_LOG_SIZE: 0 disables; 1..8 enables with PI = 0 (cmdq_enable_o
-//   pulses; the firmware sets CI = 0); other values are ignored.
+//   pulses; the firmware sets CI = 0) if the base is 4 KiB aligned; other
+//   values, or a size on an unaligned base, are ignored.
 // * CMDQ_PI: written while enabled stores the 16-bit PI and pulses
 //   cmdq_db_o (the doorbell the firmware serves).
 // * STATS_BASE..: 64-bit counters of struct port_stats, read through
@@ -41,8 +48,10 @@ module kite_regs #(
   input  logic [31:0] heartbeat_i,
   input  logic [15:0] cmdq_ci_i,
   input  logic        reset_done_i,
+  input  logic        flr_i,
 
   output logic        reset_req_o,
+  output logic        flr_done_o,
   output logic [63:0] cmdq_base_o,
   output logic [3:0]  cmdq_log_size_o,
   output logic        cmdq_enable_o,  // pulse: ring (re)enabled, PI = CI = 0
@@ -56,6 +65,7 @@ module kite_regs #(
   localparam int unsigned SW = $clog2(STATS_WORDS);
 
   logic        resetting_q;
+  logic        flr_q;          // the reset in progress was asked for by an FLR
   logic [31:0] base_lo_q, base_hi_q, scratch_q;
   logic [3:0]  log_size_q;
   logic [15:0] pi_q;
@@ -75,25 +85,34 @@ module kite_regs #(
       reset_req_o   <= 1'b0;
       cmdq_enable_o <= 1'b0;
       cmdq_db_o     <= 1'b0;
+      flr_q         <= 1'b0;
+      flr_done_o    <= 1'b0;
     end else begin
       reset_req_o   <= 1'b0;
       cmdq_enable_o <= 1'b0;
       cmdq_db_o     <= 1'b0;
+      flr_done_o    <= 1'b0;
       if (resetting_q && reset_done_i) resetting_q <= 1'b0;
+      if (flr_q && reset_done_i && !flr_i) begin
+        flr_q      <= 1'b0;
+        flr_done_o <= 1'b1;
+      end
       if (wr) begin
         unique case (req_addr_i)
           kite_pkg::REG_DEV_CTRL: begin
             if (req_wdata_i[kite_pkg::REG_DEV_CTRL_RESET_LSB]) begin
               resetting_q <= 1'b1;
               reset_req_o <= 1'b1;
-              log_size_q  <= '0;  // a reset disables the command ring
+              log_size_q  <= '0;  // a reset disables and clears the command ring
               pi_q        <= '0;
+              base_lo_q   <= '0;
+              base_hi_q   <= '0;
             end
           end
           kite_pkg::REG_CMDQ_BASE_LO: if (log_size_q == '0) base_lo_q <= req_wdata_i;
           kite_pkg::REG_CMDQ_BASE_HI: if (log_size_q == '0) base_hi_q <= req_wdata_i;
           kite_pkg::REG_CMDQ_LOG_SIZE: begin
-            if (req_wdata_i <= 32'd8) begin
+            if (req_wdata_i <= 32'd8 && (req_wdata_i == 32'd0 || base_lo_q[11:0] == 12'd0)) begin
               log_size_q    <= req_wdata_i[3:0];
               pi_q          <= '0;
               cmdq_enable_o <= req_wdata_i != 32'd0;
@@ -108,6 +127,20 @@ module kite_regs #(
           kite_pkg::REG_SCRATCH: scratch_q <= req_wdata_i;
           default: ;
         endcase
+      end
+      // The core does not forward requests to a function in FLR; one in the
+      // same cycle is overridden.
+      if (flr_i) begin
+        resetting_q <= 1'b1;
+        reset_req_o <= 1'b1;
+        flr_q       <= 1'b1;
+        base_lo_q   <= '0;
+        base_hi_q   <= '0;
+        log_size_q  <= '0;
+        pi_q        <= '0;
+        scratch_q   <= '0;
+        cmdq_enable_o <= 1'b0;
+        cmdq_db_o   <= 1'b0;
       end
     end
   end

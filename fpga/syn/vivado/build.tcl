@@ -1,7 +1,7 @@
 # Kite bitstream build for the AMD Alveo U250 (XCU250-FIGD2104-2L-E): PCIe
 # Gen3 x16 integrated block, two QSFP28 ports each on a 100G CMAC.
 # Non-project flow; run from the repository root:
-#   vivado -mode batch -source fpga/syn/vivado/build.tcl -tclargs [out_dir]
+#   vivado -mode batch -source fpga/syn/vivado/build.tcl -tclargs [out_dir [ooc]]
 # Needs Vivado 2022.2+ with the U250 board files (xilinx.com:au250:part0:1.3)
 # and CMAC licence (free, no-charge licence from AMD). Not runnable in CI:
 # CI runs yosys instead (fpga/syn/synth.sh); this flow is kept reviewable.
@@ -24,15 +24,17 @@ foreach line [split [read [open $root/fpga/rtl/blocks.list]] "\n"] {
     if {[string trim $line] eq "" || [string index [string trim $line] 0] eq "#"} continue
     foreach f [lrange $line 3 end] { read_verilog -sv $root/$f }
 }
-# The board top (kite_top: the PCIe and CMAC IP, kite_mac_cdc per port,
-# and kite_card_sys, the card with its control CPU, ROM_HEX set to
-# build/fw-rv32/kite-fw.hex) is not written yet; until then this flow
-# implements every block, kite_card and kite_card_sys included, out of
-# context.
-set top [expr {[llength [glob -nocomplain $root/fpga/rtl/top/kite_top.sv]] ? "kite_top" : ""}]
+# The board top: the PCIe and CMAC IP, kite_pcie_fn, kite_mac_cdc per port
+# and kite_card_sys (the card with its control CPU) with the firmware image
+# in its ROM (make -C firmware fw-rv32 BUILD=$root/build/fw-rv32 first).
+# With -tclargs <out> ooc, every block is implemented out of context instead.
+read_verilog -sv $root/fpga/rtl/top/kite_top.sv
+set top [expr {[lindex $argv 1] eq "ooc" ? "" : "kite_top"}]
+set rom_hex $root/build/fw-rv32/kite-fw.hex
 
 read_xdc [file join [file dirname [info script]] kite_u250.xdc]
 read_xdc -ref kite_mac_fifo [file join [file dirname [info script]] kite_mac_fifo.xdc]
+read_xdc -ref kite_mac_ev_cdc [file join [file dirname [info script]] kite_mac_ev_cdc.xdc]
 
 # Out of context, each block at its domain's clock: the per-port datapath at
 # the CMAC's 322.27 MHz (rtl.rst "Target and clocks"), the host side at the
@@ -66,7 +68,8 @@ if {$top eq ""} {
     return
 }
 
-synth_design -top $top -part $part
+if {![file exists $rom_hex]} { error "$rom_hex missing: make -C firmware fw-rv32 BUILD=$root/build/fw-rv32" }
+synth_design -top $top -part $part -generic ROM_HEX=\"$rom_hex\"
 opt_design
 place_design
 phys_opt_design

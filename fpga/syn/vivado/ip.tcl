@@ -1,6 +1,10 @@
-# IP configuration for the Kite card on the Alveo U250. Board interfaces
-# (pins, reference clocks) come from the board file, so no GT location is
-# hand-written here; check against UG1289 (U250 user guide) when bringing up.
+# IP configuration for the Kite card on the Alveo U250, for the board top
+# fpga/rtl/top/kite_top.sv. The PCIe lanes come from the board file's x16
+# interface; the CMACs are bound to the sites wired to the QSFP28 cages
+# (UG1289: QSFP0 on GTY quad 231, X1Y44-47, next to CMACE4_X0Y8; QSFP1 on
+# quad 230, X1Y40-43, CMACE4_X0Y7); reference clock pins are in
+# kite_u250.xdc. fpga/syn/vivado/ip_ports.sv declares the ports kite_top
+# uses; check them against the generated cores (rtl.rst, "Board top").
 proc kite_create_ips {dir} {
     file mkdir $dir
 
@@ -13,7 +17,10 @@ proc kite_create_ips {dir} {
     # default DWORD-aligned mode, tags chosen by the user logic (client tag:
     # its reorder buffer is indexed by tag), MPS capability 256 bytes (its
     # MPS parameter; cfg_max_payload / cfg_max_read_req feed it the
-    # negotiated values).
+    # negotiated values). MSI-X with the table in user logic (kite_msix in
+    # kite_card_sys: 64 PF vectors, 8 per VF; the core's built-in table has
+    # 8 per function): BAR4 accesses reach the card, which answers them,
+    # and the card hands the core each message on cfg_interrupt_msix_*.
     create_ip -name pcie4_uscale_plus -vendor xilinx.com -library ip -module_name kite_pcie_ip -dir $dir
     set_property -dict [list \
         CONFIG.PCIE_BOARD_INTERFACE {pci_express_x16} \
@@ -37,7 +44,9 @@ proc kite_create_ips {dir} {
         CONFIG.pf0_bar4_size {16} CONFIG.pf0_bar4_scale {Kilobytes} \
         CONFIG.pf0_msix_enabled {true} CONFIG.PF0_MSIX_CAP_TABLE_SIZE {03F} \
         CONFIG.PF0_MSIX_CAP_TABLE_BIR {BAR_5:4} CONFIG.PF0_MSIX_CAP_PBA_BIR {BAR_5:4} \
+        CONFIG.PF0_MSIX_CAP_TABLE_OFFSET {00000000} \
         CONFIG.PF0_MSIX_CAP_PBA_OFFSET {00002000} \
+        CONFIG.MSI_X_OPTIONS {MSI-X_External} \
         CONFIG.SRIOV_CAP_ENABLE {true} CONFIG.PF0_SRIOV_CAP_TOTAL_VF {16} \
         CONFIG.PF0_SRIOV_VF_DEVICE_ID {0002} \
         CONFIG.pf0_sriov_bar0_64bit {true} CONFIG.pf0_sriov_bar0_size {64} CONFIG.pf0_sriov_bar0_scale {Kilobytes} \
@@ -46,14 +55,22 @@ proc kite_create_ips {dir} {
         CONFIG.pf0_sriov_bar4_enabled {true} CONFIG.pf0_sriov_bar4_64bit {true} \
         CONFIG.pf0_sriov_bar4_size {16} CONFIG.pf0_sriov_bar4_scale {Kilobytes} \
         CONFIG.PF0_SRIOV_CAP_VER {1} \
+        CONFIG.VFG0_MSIX_CAP_TABLE_SIZE {007} \
+        CONFIG.VFG0_MSIX_CAP_TABLE_BIR {BAR_5:4} CONFIG.VFG0_MSIX_CAP_TABLE_OFFSET {00000000} \
+        CONFIG.VFG0_MSIX_CAP_PBA_BIR {BAR_5:4} CONFIG.VFG0_MSIX_CAP_PBA_OFFSET {00002000} \
         CONFIG.extended_tag_field {true} \
         CONFIG.mode_selection {Advanced} \
     ] [get_ips kite_pcie_ip]
 
     # Two 100G CMACs, one per QSFP28 cage, 512-bit AXI-Stream at the GT user
-    # clock (322.27 MHz). RS-FEC on; FCS insertion and check are done by Kite's
-    # own FCS engine (fpga/rtl/mac) so NO_FCS, RX_FCS and RX_ALL work per frame.
-    foreach port {0 1} loc {CMACE4_X0Y7 CMACE4_X0Y6} {
+    # clock (322.27 MHz), 156.25 MHz reference clock (kite_top drives the
+    # SI5335 select for it). RS-FEC on. Static configuration on ports (no
+    # AXI4-Lite): kite_top enables the MAC once RX is aligned and wires global
+    # PAUSE (the card's rx_xoff). Kite's own FCS engine (fpga/rtl/mac) adds
+    # and checks the FCS so NO_FCS, RX_FCS and RX_ALL work per frame: the
+    # core must neither insert nor strip it (its TX FCS insertion off, RX
+    # FCS delete off; a bring-up item in rtl.rst).
+    foreach port {0 1} site {CMACE4_X0Y8 CMACE4_X0Y7} gts {X1Y44~X1Y47 X1Y40~X1Y43} {
         create_ip -name cmac_usplus -vendor xilinx.com -library ip -module_name kite_cmac$port -dir $dir
         set_property -dict [list \
             CONFIG.CMAC_CAUI4_MODE {1} \
@@ -61,16 +78,14 @@ proc kite_create_ips {dir} {
             CONFIG.GT_REF_CLK_FREQ {156.25} \
             CONFIG.USER_INTERFACE {AXIS} \
             CONFIG.GT_DRP_CLK {125} \
-            CONFIG.ETHERNET_BOARD_INTERFACE "qsfp${port}_4x" \
-            CONFIG.DIFFCLK_BOARD_INTERFACE "qsfp${port}_156mhz" \
-            CONFIG.CMAC_CORE_SELECT $loc \
+            CONFIG.CMAC_CORE_SELECT $site \
+            CONFIG.GT_GROUP_SELECT $gts \
             CONFIG.INCLUDE_RS_FEC {1} \
             CONFIG.TX_FLOW_CONTROL {1} CONFIG.RX_FLOW_CONTROL {1} \
-            CONFIG.ENABLE_AXI_INTERFACE {1} \
-            CONFIG.INCLUDE_STATISTICS_COUNTERS {1} \
+            CONFIG.ENABLE_AXI_INTERFACE {0} \
+            CONFIG.INCLUDE_STATISTICS_COUNTERS {0} \
         ] [get_ips kite_cmac$port]
     }
-    # Verify CMAC sites against UG1289 before the first build.
 
     generate_target all [get_ips]
     synth_ip [get_ips]

@@ -1,6 +1,6 @@
-# Kite on the Alveo U250. Pin locations of PCIe, QSFP28 and their reference
-# clocks come from the board file through the IP board interfaces (ip.tcl);
-# only timing and card-level constraints live here.
+# Kite on the Alveo U250 (board top fpga/rtl/top/kite_top.sv). Pins from
+# UG1289; the GT lanes are placed by the IP (the PCIe x16 board interface,
+# the CMACs' GT groups in ip.tcl), so only their reference clocks are here.
 
 # Bitstream: SPI x4 configuration flash, as the U250 ships.
 set_property CONFIG_VOLTAGE 1.8 [current_design]
@@ -19,5 +19,45 @@ set_property BITSTREAM.CONFIG.UNUSEDPIN Pullup [current_design]
 # kite_mac_cdc's FIFOs (kite_mac_fifo.xdc, read with -ref). No
 # set_clock_groups here: it would override those max-delay bounds.
 
-# PCIe PERST# (board pin from the board file's pcie_perstn interface).
-set_false_path -from [get_ports -quiet pcie_perst_n]
+# PCIe: 100 MHz reference clock (MGTREFCLK0 of quad 226), PERST#.
+set_property PACKAGE_PIN AM11 [get_ports pcie_refclk_p]
+create_clock -period 10.000 -name pcie_refclk [get_ports pcie_refclk_p]
+set_property -dict {PACKAGE_PIN BD21 IOSTANDARD LVCMOS12 PULLUP true} [get_ports pcie_perst_n]
+set_false_path -from [get_ports pcie_perst_n]
+
+# 300 MHz system clock (the DDR4 channel 0 oscillator): the CMACs' init clock
+# through an MMCM.
+set_property -dict {PACKAGE_PIN AY37 IOSTANDARD LVDS} [get_ports sysclk_300_p]
+set_property -dict {PACKAGE_PIN AY38 IOSTANDARD LVDS} [get_ports sysclk_300_n]
+create_clock -period 3.333 -name sysclk_300 [get_ports sysclk_300_p]
+
+# QSFP28 reference clocks from the SI5335 (MGTREFCLK1 of quads 231 and 230):
+# 156.25 MHz with FS = 01.
+set_property PACKAGE_PIN K11 [get_ports qsfp0_refclk_p]
+set_property PACKAGE_PIN P11 [get_ports qsfp1_refclk_p]
+create_clock -period 6.400 -name qsfp0_refclk [get_ports qsfp0_refclk_p]
+create_clock -period 6.400 -name qsfp1_refclk [get_ports qsfp1_refclk_p]
+
+# QSFP28 sideband and clock generator controls (LVCMOS12, static).
+foreach {port pin} {
+    qsfp0_modsell BE16 qsfp0_resetl BE17 qsfp0_modprsl BE20 qsfp0_intl BE21 qsfp0_lpmode BD18
+    qsfp0_refclk_reset AT22 {qsfp0_fs[0]} AT20 {qsfp0_fs[1]} AU22
+    qsfp1_modsell AY20 qsfp1_resetl BC18 qsfp1_modprsl BC19 qsfp1_intl AV21 qsfp1_lpmode AV22
+    qsfp1_refclk_reset AR21 {qsfp1_fs[0]} AR22 {qsfp1_fs[1]} AU20
+} {
+    set_property -dict [list PACKAGE_PIN $pin IOSTANDARD LVCMOS12] [get_ports $port]
+}
+set_false_path -to [get_ports {qsfp*_modsell qsfp*_resetl qsfp*_lpmode qsfp*_refclk_reset qsfp*_fs[*]}]
+set_false_path -from [get_ports {qsfp*_modprsl qsfp*_intl}]
+
+# The DNA-derived serial and MAC cross from the init clock once, before the
+# card leaves reset (kite_top); only the done flag is synchronized.
+set_false_path -from [get_cells -hierarchical -filter {NAME =~ *dna_q_reg*}] \
+    -to [get_cells -hierarchical -filter {NAME =~ *serial_q_reg* || NAME =~ *mac_base_q_reg*}]
+set_false_path -to [get_cells -hierarchical -filter {NAME =~ *host_dna_q_reg[0]*}]
+# Each port's link (CMAC RX aligned) into the host clock and the card's
+# rx_xoff into the MAC clock are levels through two flip-flops.
+set_false_path -to [get_cells -hierarchical -filter {NAME =~ *g_port*link_q_reg[0]*}]
+set_false_path -to [get_cells -hierarchical -filter {NAME =~ *g_port*xoff_q_reg[0]*}]
+set_property ASYNC_REG TRUE [get_cells -hierarchical -filter \
+    {NAME =~ *host_dna_q_reg[0]* || NAME =~ *host_dna_q_reg[1]* || NAME =~ *g_port*link_q_reg* || NAME =~ *g_port*xoff_q_reg*}]

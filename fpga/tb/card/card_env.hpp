@@ -65,6 +65,7 @@ struct Env {
     unsigned slow_cycles = 0;
     std::deque<std::pair<uint64_t, std::vector<Beat>>> slow_q;
     std::set<unsigned> rq_fns;   // requester functions of the RQ TLPs
+    bool tbl_read_q = false;     // kite_card alone: a BAR4 read to answer (0, no table)
 
     explicit Env(tb::Checker &c) : chk(c) {
         m.rq_tready_i = 1;
@@ -73,7 +74,8 @@ struct Env {
         m.cc_tready_i = 1;
         m.cfg_max_payload_i = 1;   // 256
         m.cfg_max_read_req_i = 2;  // 512
-        m.msix_ready_i = 1;
+        if constexpr (requires { m.msix_ready_i; }) m.msix_ready_i = 1;
+        if constexpr (requires { m.tbl_req_ready_i; }) m.tbl_req_ready_i = 1;
         m.tx_tready_i = 3;
         m.rx_tvalid_i = 0;
         m.mac_ev_i = 0;
@@ -189,10 +191,15 @@ struct Env {
             m.rx_tlast_i = (m.rx_tlast_i & ~(1u << p)) | (uint32_t(rx_off[p] + n == f.size()) << p);
         }
         m.rx_tvalid_i = rxv;
+        if constexpr (requires { m.tbl_rsp_valid_i; }) {
+            m.tbl_rsp_valid_i = tbl_read_q;
+            m.tbl_rsp_rdata_i = 0;
+        }
     }
 
     // After eval, before the edge: handshakes on CQ, RC, RX, TX, RQ and CC.
     void sample() {
+        if constexpr (requires { m.tbl_req_valid_o; }) tbl_read_q = m.tbl_req_valid_o && !m.tbl_req_write_o;
         if (m.cq_tvalid_i && m.cq_tready_o) cq_beats.pop_front();
         if (m.rc_tvalid_i && m.rc_tready_o) rc_beats.pop_front();
         for (unsigned p = 0; p < 2; p++) {

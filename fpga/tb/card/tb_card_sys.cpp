@@ -27,10 +27,22 @@
 //   6. DEV_CTRL.RESET with the queues open: a doorbell to the old SQ sends
 //      nothing; the ring set up again, CREATE_EQ and CREATE_CQ answer as
 //      the model.
+//   5b. MSI-X through the card's table (kite_msix): vector 0's entry
+//      written and read back over BAR4; with the CQ and EQ armed, a TX
+//      completion raises vector 0 on the model and hands the PCIe core one
+//      message with that entry's address and data for function 0; masked,
+//      no message and the PBA bit set; unmasked, the message leaves and the
+//      PBA clears.
 //   7. A VF (NumVFs 1): its FUNC_INFO, DB_PAGES, MSIX_VECTORS and
 //      DEV_STATUS as the model's once the firmware has enabled it; its
 //      reset, command ring, CREATE_EQ and CREATE_CQ as the model's; an SQ
 //      on the PF's CQ refused as on the model.
+//   8. An FLR of the VF (flr_i, as the board top gives the PCIe core's):
+//      its registers read their reset values at once (SCRATCH included),
+//      the PF's command ring is untouched, DEV_CTRL.RESET reads 1 until the
+//      firmware has reset the VF, flr_done_o pulses once for it and never
+//      for the PF, and its driver starts again (no DEV_CTRL.RESET) with
+//      CREATE_EQ and CREATE_CQ answered as the model's after Card::flr.
 // QUERY_HEALTH's uptime is checked against the simulated time, not the
 // model's (its clock stands still). The RTL card's link is the board's
 // (link_i); the model's PHY comes up on its partner's ordered set. --inject corrupts the expected
@@ -71,6 +83,7 @@ const uint8_t PF_MAC[6] = {0x02, 0x4b, 0x49, 0x00, 0x00, 0x10};
 // The model card and its host (memory, wire).
 struct Ref {
     std::vector<uint8_t> mem = std::vector<uint8_t>(MEM);
+    std::vector<std::pair<kite_fn_t, uint16_t>> irqs;  // MSI-X (function, vector)
     std::vector<std::vector<uint8_t>> frames[2];
     std::unique_ptr<kite::model::Card> card;
     static Ref *R(void *o) { return static_cast<Ref *>(o); }
@@ -87,7 +100,7 @@ struct Ref {
             std::memcpy(&R(o)->mem[a], b, n);
             return 0;
         };
-        ops.msix = [](void *, kite_fn_t, uint16_t) {};
+        ops.msix = [](void *o, kite_fn_t fn, uint16_t v) { R(o)->irqs.emplace_back(fn, v); };
         ops.frame_out = [](void *o, unsigned port, const void *f, size_t n) {
             auto *p = static_cast<const uint8_t *>(f);
             // Ordered sets are the model's PHY traffic, not frames.
@@ -109,6 +122,16 @@ struct Ref {
 struct Bench : card_tb::Env<Vkite_card_sys, MEM> {
     Ref ref;
     std::string uart;
+    unsigned flr_done[32] = {};  // flr_done_o pulses per function
+    // The PCIe core's side of MSI-X: the messages the card handed it; each
+    // is answered "sent" a few cycles later.
+    struct Msg {
+        uint64_t addr;
+        uint32_t data;
+        unsigned fn;
+    };
+    std::vector<Msg> msgs;
+    uint64_t sent_at = ~0ULL;
     uint64_t brk = 0x1000;
 
     explicit Bench(tb::Checker &c) : Env(c) {
@@ -119,6 +142,11 @@ struct Bench : card_tb::Env<Vkite_card_sys, MEM> {
         m.num_vfs_i = 0;
         m.link_i = 3;
         m.ld_we_i = 0;
+        m.flr_i = 0;
+        m.cfg_interrupt_msix_enable_i = 1;  // the PF's driver enabled MSI-X
+        m.cfg_interrupt_msix_mask_i = 0;
+        m.cfg_interrupt_msi_sent_i = 0;
+        m.cfg_interrupt_msi_fail_i = 0;
     }
 
     // The ROM through the loader port with the card and CPU in reset.
@@ -137,19 +165,34 @@ struct Bench : card_tb::Env<Vkite_card_sys, MEM> {
 
     void step() {
         drive();
+        m.cfg_interrupt_msi_sent_i = clk.cycle == sent_at;
         m.eval();
+        if (m.cfg_interrupt_msix_int_o) {
+            chk.expect(sent_at == ~0ULL || sent_at < clk.cycle, "one MSI-X message in flight");
+            msgs.push_back({m.cfg_interrupt_msix_address_o, m.cfg_interrupt_msix_data_o,
+                            unsigned(m.cfg_interrupt_msi_function_number_o)});
+            sent_at = clk.cycle + 4;
+        }
         sample();
         if (m.uart_valid_o) uart += char(m.uart_data_o);
+        for (unsigned f = 0; f < 32; f++) flr_done[f] += m.flr_done_o >> f & 1;
         clk.tick();
     }
     void run(uint64_t n) { for (uint64_t i = 0; i < n; i++) step(); }
 
-    uint32_t bar0_read(uint32_t off, uint16_t fn = 0) {
+    uint32_t bar_read(unsigned bar, uint32_t off, uint16_t fn = 0) {
         size_t before = cc_data.size();
-        mmio(0, off, false, 0, 0xf, fn);
+        mmio(bar, off, false, 0, 0xf, fn);
         for (int i = 0; i < 5000 && cc_data.size() == before; i++) step();
-        if (!chk.expect(cc_data.size() > before, "BAR0 read 0x%x answered", off)) return ~0u;
+        if (!chk.expect(cc_data.size() > before, "BAR%u read 0x%x answered", bar, off)) return ~0u;
         return uint32_t(cc_data.back());
+    }
+    uint32_t bar0_read(uint32_t off, uint16_t fn = 0) { return bar_read(0, off, fn); }
+    // BAR4 (the MSI-X table) is the RTL card's alone: a host keeps the
+    // model card's table itself.
+    void bar4_write(uint32_t off, uint32_t v, uint16_t fn = 0) {
+        mmio(4, off, true, v, 0xf, fn);
+        run(20);
     }
     // A register write or doorbell to both cards.
     void write(unsigned bar, uint32_t off, uint32_t v, uint16_t fn = 0) {
@@ -216,6 +259,9 @@ struct Driver {
         reset_cycles = std::max(reset_cycles, b.clk.cycle - c0);
         chk.expect(b.bar0_read(reg::DEV_STATUS, fn) == uint32_t(b.ref.card->mmio_read(fn, 0, reg::DEV_STATUS, 4)),
                    "function %u: DEV_STATUS after the reset as the model's", fn);
+        init_ring();
+    }
+    void init_ring() {
         if (!cmdq) cmdq = b.alloc(256u << CMD_LOG, 4096);
         b.write(0, reg::CMDQ_BASE_LO, uint32_t(cmdq), fn);
         b.write(0, reg::CMDQ_BASE_HI, uint32_t(cmdq >> 32), fn);
@@ -537,17 +583,65 @@ int main(int argc, char **argv) {
         }
     }
 
+    // 5b. Interrupts through the card's MSI-X table (kite_msix): the PF's
+    // driver writes vector 0's entry over BAR4 and arms its CQ and EQ; a TX
+    // completion raises the model's vector and hands the PCIe core a
+    // message with that entry's address and data. Masked, the message waits
+    // in the PBA and leaves when the driver unmasks the vector.
+    {
+        d.cq.ci++;  // the RX CQE
+        const uint8_t peer[6] = {0x02, 0x4b, 0x49, 0x00, 0x00, 0x99};
+        const uint64_t addr = 0xfee0'1000;
+        const uint32_t data = 0x4021;
+        B.bar4_write(0, uint32_t(addr));
+        B.bar4_write(4, uint32_t(addr >> 32));
+        B.bar4_write(8, data);
+        B.bar4_write(12, 0);  // unmasked
+        chk.expect(B.bar_read(4, 0) == uint32_t(addr) && B.bar_read(4, 8) == data && B.bar_read(4, 12) == 0,
+                   "BAR4: vector 0's entry reads back");
+        chk.expect(B.bar_read(4, 16 + 12) == 1, "BAR4: vector 1 is masked after reset");
+        auto tx_event = [&]() {
+            B.write(2, db::CQ_ARM, d.cq.id << 16 | (d.cq.ci & 0xffff));
+            B.write(2, db::EQ_ARM, d.eq.id << 16 | (d.eq.ci & 0xffff));
+            d.post_tx(udp_frame(rng, peer, 80), 256);
+            B.write(2, db::SQ, d.sq.id << 16 | (d.sq.pi & 0xffff));
+            for (int i = 0; i < 20000 && !d.cqe_ready(d.cq); i++) B.step();
+            B.run(2000);
+            chk.expect(d.cqe_ready(d.cq), "TX CQE written (interrupt round)");
+            d.cq.ci++;
+            d.eq.ci++;
+            B.mem_same("after an interrupt round");
+        };
+        tx_event();
+        chk.expect(B.ref.irqs.size() == 1 && B.ref.irqs[0] == std::make_pair(kite_fn_t(0), uint16_t(0)),
+                   "the model raised vector 0 of the PF (%zu interrupts)", B.ref.irqs.size());
+        chk.expect(B.msgs.size() == 1 && B.msgs[0].addr == addr && B.msgs[0].data == data && B.msgs[0].fn == 0,
+                   "one MSI-X message with vector 0's address and data for function 0 (%zu messages)",
+                   B.msgs.size());
+        B.bar4_write(12, 1);  // masked
+        tx_event();
+        chk.expect(B.ref.irqs.size() == 2 && B.msgs.size() == 1, "masked: no message (model interrupts %zu)",
+                   B.ref.irqs.size());
+        chk.expect(B.bar_read(4, 0x2000) == 1, "masked: vector 0 pending in the PBA");
+        B.bar4_write(12, 0);
+        B.run(200);
+        chk.expect(B.msgs.size() == 2 && B.msgs[1].addr == addr && B.msgs[1].data == data,
+                   "unmasked: the pending message leaves (%zu messages)", B.msgs.size());
+        chk.expect(B.bar_read(4, 0x2000) == 0, "unmasked: the PBA is clear");
+    }
+
     // 6. A function reset with the queues open.
     {
         d.reset_and_init();
         B.mem_same("after DEV_CTRL.RESET");
         const uint8_t peer[6] = {0x02, 0x4b, 0x49, 0x00, 0x00, 0x99};
+        const size_t sent = B.tx_frames[0].size(), sent_ref = B.ref.frames[0].size();
         d.post_tx(udp_frame(rng, peer, 60), 128);
         B.write(2, db::SQ, d.sq.id << 16 | (d.sq.pi & 0xffff));
         B.run(20000);
-        chk.expect(B.tx_frames[0].size() == 1 && B.ref.frames[0].size() == 1,
+        chk.expect(B.tx_frames[0].size() == sent && B.ref.frames[0].size() == sent_ref,
                    "a doorbell to an SQ destroyed by the reset sends nothing (RTL %zu frames, model %zu)",
-                   B.tx_frames[0].size(), B.ref.frames[0].size());
+                   B.tx_frames[0].size() - sent, B.ref.frames[0].size() - sent_ref);
         d.create_eq(4);
         d.create_cq(4);
         chk.expect(d.eq.id && d.cq.id, "CREATE_EQ and CREATE_CQ after the reset");
@@ -558,6 +652,7 @@ int main(int argc, char **argv) {
     // it and creates objects of its own; a PF object is not the VF's.
     {
         B.m.num_vfs_i = 1;
+        B.m.cfg_interrupt_msix_vf_enable_i[0] = 1;
         ref.set_num_vfs(1);
         uint32_t pages = 0;
         for (int i = 0; i < 1000 && !pages; i++) {
@@ -580,6 +675,35 @@ int main(int argc, char **argv) {
         vf.cq.id = d.cq.id;   // the PF's CQ
         vf.create_wq(false, q, 4, 6);
         chk.expect(q.id == 0, "an SQ of the VF on the PF's CQ is refused");
+
+        // 8. An FLR of the VF with its EQ and CQ open (the board top turns
+        // the PCIe core's FLR into flr_i): its registers read their reset
+        // values at once, the PF's are untouched; the firmware resets the
+        // VF; flr_done_o pulses once; the VF's driver starts again without
+        // a DEV_CTRL.RESET and gets the model's objects (the old ones gone).
+        B.write(0, reg::SCRATCH, 0x5a5a5a5a, 1);
+        B.m.flr_i = 1u << 1;
+        B.step();
+        B.m.flr_i = 0;
+        ref.flr(1);
+        const uint64_t f0 = B.clk.cycle;
+        chk.expect(B.bar0_read(reg::DEV_CTRL, 1) == reg::DEV_CTRL_RESET, "DEV_CTRL.RESET reads 1 during the FLR");
+        for (uint32_t off : {reg::CMDQ_BASE_LO, reg::CMDQ_LOG_SIZE, reg::CMDQ_PI, reg::SCRATCH})
+            chk.expect(B.bar0_read(off, 1) == uint32_t(ref.mmio_read(1, 0, off, 4)) && !B.bar0_read(off, 1),
+                       "VF BAR0 0x%x is 0 after the FLR, as the model's", off);
+        chk.expect(B.bar0_read(reg::CMDQ_BASE_LO, 0) == uint32_t(d.cmdq) && B.bar0_read(reg::CMDQ_LOG_SIZE, 0),
+                   "the PF's command ring is untouched by the VF's FLR");
+        for (int i = 0; i < 400 && !B.flr_done[1]; i++) B.run(2000);
+        const uint64_t flr_cycles = B.clk.cycle - f0;
+        B.run(100);
+        chk.expect(B.flr_done[1] == 1 && B.flr_done[0] == 0, "flr_done_o: %u pulse(s) for the VF, %u for the PF",
+                   B.flr_done[1], B.flr_done[0]);
+        chk.expect(B.bar0_read(reg::DEV_CTRL, 1) == 0, "DEV_CTRL.RESET clear when the FLR is done");
+        std::printf("[card_sys] VF FLR to flr_done_o: %" PRIu64 " cycles\n", flr_cycles);
+        vf.init_ring();
+        vf.create_eq(4);
+        vf.create_cq(4);
+        chk.expect(vf.eq.id && vf.cq.id, "the VF's EQ %u and CQ %u after the FLR", vf.eq.id, vf.cq.id);
     }
 
     // HEARTBEAT counts the firmware's milliseconds.

@@ -16,7 +16,7 @@ namespace reg = kite::spec::reg;
 // Reference model of BAR0 as operation.rst describes it.
 struct RefRegs {
     uint32_t hw_revision = 0x00010000, caps = 0xd9, db_pages = 256, msix = 64;
-    bool resetting = false;
+    bool resetting = false, flr = false;
     uint32_t base_lo = 0, base_hi = 0, log_size = 0, pi = 0, scratch = 0;
 
     struct Inputs {
@@ -59,12 +59,16 @@ struct RefRegs {
         std::array<bool, 3> p{};
         switch (a) {
         case reg::DEV_CTRL:
-            if (v & reg::DEV_CTRL_RESET) { resetting = true; p[0] = true; log_size = 0; pi = 0; }
+            if (v & reg::DEV_CTRL_RESET) {
+                resetting = true;
+                p[0] = true;
+                log_size = pi = base_lo = base_hi = 0;
+            }
             break;
         case reg::CMDQ_BASE_LO: if (!log_size) base_lo = v; break;
         case reg::CMDQ_BASE_HI: if (!log_size) base_hi = v; break;
         case reg::CMDQ_LOG_SIZE:
-            if (v <= 8) { log_size = v; pi = 0; p[1] = v != 0; }
+            if (v <= 8 && (v == 0 || (base_lo & 0xfff) == 0)) { log_size = v; pi = 0; p[1] = v != 0; }
             break;
         case reg::CMDQ_PI: if (log_size) { pi = v & 0xffff; p[2] = true; } break;
         case reg::SCRATCH: scratch = v; break;
@@ -72,13 +76,21 @@ struct RefRegs {
         }
         return p;
     }
+
+    // A function level reset: every register to its reset value, a reset
+    // request; whatever the write of the same cycle did is overridden.
+    void function_level_reset(std::array<bool, 3> &p) {
+        resetting = flr = true;
+        base_lo = base_hi = log_size = pi = scratch = 0;
+        p = {true, false, false};
+    }
 };
 
 uint32_t pick_addr(tb::Rng &r) {
     switch (tb::rnd(r, 0, 5)) {
     case 0: return reg::STATS_BASE + 4 * tb::rnd(r, 0, 2 * 32 + 3);  // incl. past the end
     case 1: return 4 * tb::rnd(r, 0, 0x3fff);                        // anywhere in BAR0
-    case 2: return tb::chance(r, 0.5) ? reg::CMDQ_LOG_SIZE : reg::CMDQ_PI;
+    case 2: return tb::chance(r, 0.5) ? reg::CMDQ_LOG_SIZE : tb::chance(r, 0.5) ? reg::CMDQ_PI : reg::CMDQ_BASE_LO;
     default: return 4 * tb::rnd(r, 0, 0x50 / 4);                      // defined registers
     }
 }
@@ -100,10 +112,11 @@ int main(int argc, char **argv) {
     for (auto &s : stats) s = rng();
     m.req_valid_i = 0;
     m.reset_done_i = 0;
+    m.flr_i = 0;
     clk.reset();
 
     std::optional<uint32_t> pending;  // expected read data for the response this cycle
-    long reads = 0, writes = 0;
+    long reads = 0, writes = 0, flrs = 0, flr_dones = 0;
     const long iters = args.iters(40000);
     for (long i = 0; i < iters; i++) {
         // Inputs that change underneath; counters change between requests.
@@ -118,12 +131,14 @@ int main(int argc, char **argv) {
         m.health_syndrome_i = in.health;
         m.heartbeat_i = in.heartbeat;
         m.cmdq_ci_i = in.ci;
-        bool done = tb::chance(rng, 0.05);
+        bool done = tb::chance(rng, 0.05), flr = tb::chance(rng, 0.01);
         m.reset_done_i = done;
+        m.flr_i = flr;
 
         bool req = tb::chance(rng, 0.8), write = tb::chance(rng, 0.4);
         uint32_t a = pick_addr(rng);
         uint32_t v = tb::chance(rng, 0.3) ? tb::rnd(rng, 0, 10) : uint32_t(rng());
+        if (a == reg::CMDQ_BASE_LO && tb::chance(rng, 0.7)) v &= ~0xfffu;  // mostly aligned rings
         if (a == reg::DEV_CTRL && write && tb::chance(rng, 0.7)) v &= ~reg::DEV_CTRL_RESET;
         m.req_valid_i = req;
         m.req_write_i = write;
@@ -144,11 +159,17 @@ int main(int argc, char **argv) {
         std::array<bool, 3> pulses{};
         if (req && !write) pending = ref.read(a, in, stats);
         if (req && write) { pulses = ref.write(a, v); writes++; }
+        // An FLR ends with the first reset_done after it, not one in its cycle.
+        const bool flr_done = ref.flr && done && !flr;
+        if (flr_done) ref.flr = false;
+        if (flr) { ref.function_level_reset(pulses); flrs++; }
         // Stats RAM: synchronous read of the address presented this cycle.
         uint32_t sa = m.stats_addr_o;
         clk.tick();
         m.stats_data_i = stats[sa % 32];
         if (ref.resetting && done && !pulses[0]) ref.resetting = false;
+        chk.expect(bool(m.flr_done_o) == flr_done, "FLR done %d/%d", m.flr_done_o, flr_done);
+        flr_dones += flr_done;
         chk.expect(bool(m.reset_req_o) == pulses[0] && bool(m.cmdq_enable_o) == pulses[1] &&
                        bool(m.cmdq_db_o) == pulses[2],
                    "pulses reset %d/%d enable %d/%d db %d/%d at %04x", m.reset_req_o, pulses[0],
@@ -158,6 +179,6 @@ int main(int argc, char **argv) {
                    "command ring state");
         if (tb::chance(rng, 0.02)) for (auto &s : stats) s = rng();
     }
-    std::printf("[regs] %ld reads, %ld writes compared\n", reads, writes);
+    std::printf("[regs] %ld reads, %ld writes, %ld FLRs (%ld ended) compared\n", reads, writes, flrs, flr_dones);
     return chk.finish();
 }
