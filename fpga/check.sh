@@ -8,16 +8,18 @@
 #             (fpga/syn/synth_card.py)
 # then the resource table (Documentation/hw/rtl-resources.rst).
 # Builds and synthesis results are cached by source hash.
-# Usage: fpga/check.sh [--quick] [--seed N]
+# Usage: fpga/check.sh [--quick] [--seed N] [--only NAME[,NAME...]]
+# (--only: those blocks of fpga/rtl/blocks.list, and the board top's lint)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-quick=0 seed=1
+quick=0 seed=1 only=
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) quick=1 ;;
     --seed) seed=$2; shift ;;
-    *) echo "usage: fpga/check.sh [--quick] [--seed N]" >&2; exit 2 ;;
+    --only) only=,$2,; shift ;;
+    *) echo "usage: fpga/check.sh [--quick] [--seed N] [--only NAME[,NAME...]]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -42,6 +44,14 @@ result() {  # result NAME STATUS [LOG]
 }
 
 mapfile -t blocks < <(grep -v '^\s*#' fpga/rtl/blocks.list | grep -v '^\s*$')
+if [ -n "$only" ]; then
+    sel=()
+    for line in "${blocks[@]}"; do
+        case $only in *,"${line%% *}",*) sel+=("$line") ;; esac
+    done
+    [ ${#sel[@]} -gt 0 ] || { echo "usage: --only names blocks of fpga/rtl/blocks.list" >&2; exit 2; }
+    blocks=("${sel[@]}")
+fi
 
 # The cpu testbench also runs the firmware (rv32imac) on the core.
 st=0

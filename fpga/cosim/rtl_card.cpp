@@ -50,6 +50,11 @@ using namespace kite::spec;
 
 constexpr uint64_t NEVER = ~uint64_t(0);
 constexpr unsigned NVF = 16;              // kite_card NVF: VFs with a BAR0 register file
+// kite_pcie VF_FN_BASE, as ip.tcl configures the core (First VF Offset 4):
+// the core numbers VF n at function 3 + n, the card at n.
+constexpr unsigned VF_FN_BASE = 4;
+constexpr unsigned core_fn(unsigned card) { return card == 0 ? 0 : card + VF_FN_BASE - 1; }
+constexpr unsigned card_fn(unsigned core) { return core == 0 ? 0 : core - VF_FN_BASE + 1; }
 constexpr unsigned QUIET = 48;            // idle cycles that end a run
 // After an SQ doorbell: a frame waits inside the card with no interface
 // activity while the gather's store-and-forward ring and the segmenter /
@@ -565,7 +570,7 @@ void kite_card::rearm() {
 void kite_card::host_rq_tlp() {
     const uint8_t *d0 = rq_tlp_[0].d.data();
     uint64_t addr = bits(d0, 2, 62) << 2;
-    const kite_fn_t fn = kite_fn_t(bits(d0, 80, 8));
+    const kite_fn_t fn = kite_fn_t(card_fn(unsigned(bits(d0, 80, 8))));
     unsigned dw = unsigned(bits(d0, 64, 11)), type = unsigned(bits(d0, 75, 4)), tag = unsigned(bits(d0, 96, 8));
     unsigned fbe = rq_tlp_[0].user[0] & 0xf, lbe = (rq_tlp_[0].user[0] >> 8) & 0xf;
     if (type == 0) {
@@ -642,7 +647,7 @@ void kite_card::queue_cq_tlp(uint16_t fn, unsigned bar, uint64_t off, bool write
     setbits(b.data(), 64, 11, dw);
     setbits(b.data(), 75, 4, write ? 1 : 0);
     setbits(b.data(), 96, 8, mmio_tag_++);
-    setbits(b.data(), 104, 8, fn);  // target function
+    setbits(b.data(), 104, 8, core_fn(fn));  // target function
     setbits(b.data(), 112, 3, bar);
     setbits(b.data(), 115, 6, BAR_APER[bar]);
     if (write)

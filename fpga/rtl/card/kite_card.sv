@@ -35,7 +35,8 @@ module kite_card #(
   parameter int unsigned FN_W  = 5,
   parameter int unsigned NPORT = 2,
   // VFs with a BAR0 register file (functions 1..NVF; the PF is function 0).
-  parameter int unsigned NVF   = 16
+  parameter int unsigned NVF   = 16,
+  parameter logic [7:0]  VF_FN_BASE = 8'd4   // the PCIe core's number of VF 1 (kite_pcie)
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,
@@ -246,7 +247,7 @@ module kite_card #(
   logic [31:0]  cnt_rc_unexp_tag, cnt_rc_cpl_err, cnt_rc_bad, cnt_rd_zero_len, cnt_wr_zero_len, cnt_cq_unsup;
   logic [5:0]   tags_used;
 
-  kite_pcie u_pcie (
+  kite_pcie #(.VF_FN_BASE(VF_FN_BASE)) u_pcie (
     .clk_i, .rst_ni,
     .rd_req_valid_i(rd_req_valid), .rd_req_ready_o(rd_req_ready), .rd_req_id_i(rd_req_id),
     .rd_req_fn_i(rd_req_fn), .rd_req_addr_i(rd_req_addr), .rd_req_len_i(rd_req_len),
@@ -308,14 +309,16 @@ module kite_card #(
   logic [13:0]  st_rd_idx;
   logic [63:0]  st_rd_data;
   logic         db_valid, db_ready;
-  logic         m_is_stats, m_lo_en, m_hi_en, m_other, m_tbl;
+  logic         m_is_stats, m_lo_en, m_hi_en, m_other, m_tbl, m_fn_ok;
 
   assign m_is_stats = m_addr[15:0] >= 16'(kite_pkg::REG_STATS_BASE) &&
                       m_addr[15:0] < 16'(kite_pkg::REG_STATS_BASE) + 16'd256;
   assign m_lo_en  = m_be[3:0] != 4'h0;
   assign m_hi_en  = m_be[7:4] != 4'h0;
   assign m_tbl    = m_bar == 3'(kite_pkg::MSIX_BAR) && 32'(m_func) <= NVF;
-  assign m_other  = m_bar != 3'd0 && !(m_bar == 3'd2 && m_write) && !m_tbl;  // answered 0 / ignored
+  // Answered 0 / ignored: a doorbell of a function the card does not have
+  // would alias a VF's in the queue manager's FN_W bits.
+  assign m_other  = m_bar != 3'd0 && !(m_bar == 3'd2 && m_write && m_fn_ok) && !m_tbl;
   assign tbl_req_valid_o = ms_q == M_TBL;
   assign tbl_req_write_o = m_write;
   assign tbl_req_fn_o    = FN_W'(m_func);
@@ -424,7 +427,6 @@ module kite_card #(
   logic [NREG*16-1:0] rf_pi;
   logic [15:0]        rf_ci_q [NREG];
   logic [PW-1:0]      fn_port_q [NREG];
-  logic               m_fn_ok;
   logic [PW-1:0]      m_port;
   assign m_fn_ok = 32'(m_func) < NREG;
   assign m_port  = m_fn_ok ? fn_port_q[m_func[$clog2(NREG)-1:0]] : '0;

@@ -18,7 +18,8 @@ module kite_card_sys #(
   parameter int unsigned NVF     = 16,
   parameter int unsigned CLK_MHZ = 250,
   parameter int unsigned ROM_KB  = 128,
-  parameter              ROM_HEX = ""
+  parameter              ROM_HEX = "",
+  parameter logic [7:0]  VF_FN_BASE = 8'd4   // the PCIe core's number of VF 1
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,
@@ -319,7 +320,8 @@ module kite_card_sys #(
     .NQ    (NQ),
     .FN_W  (FN_W),
     .NPORT (NPORT),
-    .NVF   (NVF)
+    .NVF   (NVF),
+    .VF_FN_BASE (VF_FN_BASE)
   ) u_card (
     .clk_i,
     .rst_ni,
@@ -464,8 +466,9 @@ module kite_card_sys #(
   );
 
   kite_msix #(
-    .NVF  (NVF),
-    .FN_W (FN_W)
+    .NVF        (NVF),
+    .FN_W       (FN_W),
+    .VF_FN_BASE (VF_FN_BASE)
   ) u_msix (
     .clk_i,
     .rst_ni,

@@ -8,10 +8,14 @@
 // * kite_pcie_wr: DMA writes, RQ write requests.
 // * kite_pcie_cq: BAR MMIO, CQ requests in, CC completions out.
 //
-// Functions: a request's requester function (RQ descriptor [87:80], the
-// core adding its bus number) and a CQ request's target function ([111:104])
-// are the card's function numbers, PF 0 and VFs 1..NVF; the core's SR-IOV
-// configuration must number its functions so (not checked on a core here).
+// Functions: the card numbers its functions PF 0 and VFs 1..NVF; the core
+// numbers PF0's VFs from its First VF Offset (PG213 puts VFs at function
+// numbers 4..255; fpga/syn/vivado/ip.tcl sets the offset to VF_FN_BASE). The
+// client's requester function (rd/wr_req_fn_i) goes out in the core's
+// numbering (RQ descriptor [87:80], the core adding its bus number); a CQ
+// request's target function ([111:104]) comes to the MMIO port in the card's,
+// 8'hFF for a function the card does not have (PFs 1..3), and its completion
+// names the core's function as completer.
 //
 // RQ is shared at TLP granularity, alternating between reads and writes when
 // both wait. Reads and writes are independent channels: a read passes
@@ -28,7 +32,8 @@ module kite_pcie #(
   parameter int unsigned MRRS  = 512,
   parameter int unsigned MPS   = 256,
   parameter int unsigned ID_W  = 8,
-  parameter int unsigned LEN_W = 16
+  parameter int unsigned LEN_W = 16,
+  parameter logic [7:0]  VF_FN_BASE = 8'd4   // core's function number of VF 1 (ip.tcl)
 ) (
   input  logic             clk_i,
   input  logic             rst_ni,
@@ -37,7 +42,7 @@ module kite_pcie #(
   input  logic             rd_req_valid_i,
   output logic             rd_req_ready_o,
   input  logic [ID_W-1:0]  rd_req_id_i,
-  input  logic [7:0]       rd_req_fn_i,    // requesting function (PF 0, VFs 1..)
+  input  logic [7:0]       rd_req_fn_i,    // requesting function (card's: PF 0, VFs 1..)
   input  logic [63:0]      rd_req_addr_i,
   input  logic [LEN_W-1:0] rd_req_len_i,
   // From the core's configuration status interface (Device Control).
@@ -118,13 +123,20 @@ module kite_pcie #(
   output logic [$clog2(TAGS):0] tags_used_o
 );
 
+  // Card <-> core function numbers.
+  logic [7:0] rd_core_fn, wr_core_fn, cq_core_fn;
+  assign rd_core_fn = rd_req_fn_i == 8'd0 ? 8'd0 : rd_req_fn_i + VF_FN_BASE - 8'd1;
+  assign wr_core_fn = wr_req_fn_i == 8'd0 ? 8'd0 : wr_req_fn_i + VF_FN_BASE - 8'd1;
+  assign mmio_req_func_o = cq_core_fn == 8'd0 ? 8'd0 :
+                           cq_core_fn < VF_FN_BASE ? 8'hff : cq_core_fn - VF_FN_BASE + 8'd1;
+
   logic         rdq_valid, rdq_ready;
   logic [127:0] rdq_desc;
   logic [3:0]   rdq_fbe, rdq_lbe;
 
   kite_pcie_rd #(.TAGS(TAGS), .MRRS(MRRS), .ID_W(ID_W), .LEN_W(LEN_W)) u_rd (
     .clk_i, .rst_ni,
-    .rd_req_valid_i, .rd_req_ready_o, .rd_req_id_i, .rd_req_fn_i, .rd_req_addr_i, .rd_req_len_i,
+    .rd_req_valid_i, .rd_req_ready_o, .rd_req_id_i, .rd_req_fn_i(rd_core_fn), .rd_req_addr_i, .rd_req_len_i,
     .cfg_max_read_req_i,
     .rd_rsp_valid_o, .rd_rsp_ready_i, .rd_rsp_id_o, .rd_rsp_data_o, .rd_rsp_keep_o,
     .rd_rsp_last_o, .rd_rsp_err_o,
@@ -142,7 +154,7 @@ module kite_pcie #(
 
   kite_pcie_wr #(.MPS(MPS), .ID_W(ID_W), .LEN_W(LEN_W)) u_wr (
     .clk_i, .rst_ni,
-    .wr_req_valid_i, .wr_req_ready_o, .wr_req_id_i, .wr_req_fn_i, .wr_req_addr_i, .wr_req_len_i,
+    .wr_req_valid_i, .wr_req_ready_o, .wr_req_id_i, .wr_req_fn_i(wr_core_fn), .wr_req_addr_i, .wr_req_len_i,
     .cfg_max_payload_i,
     .wr_data_valid_i, .wr_data_ready_o, .wr_data_i,
     .wr_done_o, .wr_done_id_o, .wr_done_err_o,
@@ -156,7 +168,7 @@ module kite_pcie #(
     .clk_i, .rst_ni,
     .cq_tdata_i, .cq_tuser_i, .cq_tlast_i, .cq_tvalid_i, .cq_tready_o,
     .cc_tdata_o, .cc_tuser_o, .cc_tkeep_o, .cc_tlast_o, .cc_tvalid_o, .cc_tready_i,
-    .mmio_req_valid_o, .mmio_req_write_o, .mmio_req_func_o, .mmio_req_bar_o,
+    .mmio_req_valid_o, .mmio_req_write_o, .mmio_req_func_o(cq_core_fn), .mmio_req_bar_o,
     .mmio_req_addr_o, .mmio_req_wdata_o, .mmio_req_be_o, .mmio_rsp_valid_i, .mmio_rsp_data_i,
     .cnt_unsup_o(cnt_cq_unsup_o)
   );

@@ -27,7 +27,8 @@
 module kite_top #(
   parameter              ROM_HEX  = "",               // build.tcl: the firmware's hex image
   parameter logic [23:0] MAC_OUI  = 24'h02_4b_49,     // locally administered "KI"
-  parameter logic [1:0]  QSFP_FS  = 2'b01             // SI5335 select: 156.25 MHz (UG1289)
+  parameter logic [1:0]  QSFP_FS  = 2'b01,            // SI5335 select: 156.25 MHz (UG1289)
+  parameter logic [7:0]  VF_FN_BASE = 8'd4            // ip.tcl PF0_SRIOV_FIRST_VF_OFFSET
 ) (
   input  logic        pcie_refclk_p,
   input  logic        pcie_refclk_n,
@@ -412,7 +413,8 @@ module kite_top #(
     .NVF     (NVF),
     .FN_W    (FN_W),
     .NPORT   (NPORT),
-    .ROM_HEX (ROM_HEX)
+    .ROM_HEX (ROM_HEX),
+    .VF_FN_BASE (VF_FN_BASE)
   ) u_card (
     .clk_i(clk), .rst_ni(rst_n),
     .ld_we_i(1'b0), .ld_word_i('0), .ld_data_i('0),

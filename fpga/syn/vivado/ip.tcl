@@ -11,7 +11,9 @@ proc kite_create_ips {dir} {
     # PCIe Gen3 x16 integrated block (PCIE40E4), 512-bit AXI-Stream RQ/RC/CQ/CC
     # at 250 MHz user clock. SR-IOV: 1 PF with 16 VFs (fpga/spec MAX_VFS);
     # BARs per fpga/spec: BAR0 64 KiB registers, BAR2 1 MiB doorbells
-    # (VF: 64 KiB), BAR4 MSI-X table/PBA (64 PF / 8 VF vectors).
+    # (VF: 64 KiB), BAR4 MSI-X table/PBA (64 PF / 8 VF vectors). ARI on and
+    # PF0's VFs at function numbers 4..19 (First VF Offset 4): kite_top's
+    # VF_FN_BASE, which kite_pcie and kite_msix translate to the card's 1..16.
     # The IP is kite_pcie_ip: kite_pcie is the RTL adapter (fpga/rtl/pcie)
     # on its user interfaces, which expects: no straddling on RQ/RC/CQ/CC, the
     # default DWORD-aligned mode, tags chosen by the user logic (client tag:
@@ -48,6 +50,8 @@ proc kite_create_ips {dir} {
         CONFIG.PF0_MSIX_CAP_PBA_OFFSET {00002000} \
         CONFIG.MSI_X_OPTIONS {MSI-X_External} \
         CONFIG.SRIOV_CAP_ENABLE {true} CONFIG.PF0_SRIOV_CAP_TOTAL_VF {16} \
+        CONFIG.PF0_SRIOV_CAP_INITIAL_VF {16} CONFIG.pf0_ari_enabled {true} \
+        CONFIG.SRIOV_FIRST_VF_OFFSET {4} CONFIG.PF0_SRIOV_FIRST_VF_OFFSET {4} \
         CONFIG.PF0_SRIOV_VF_DEVICE_ID {0002} \
         CONFIG.pf0_sriov_bar0_64bit {true} CONFIG.pf0_sriov_bar0_size {64} CONFIG.pf0_sriov_bar0_scale {Kilobytes} \
         CONFIG.pf0_sriov_bar2_enabled {true} CONFIG.pf0_sriov_bar2_64bit {true} \

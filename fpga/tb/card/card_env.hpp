@@ -86,7 +86,7 @@ struct Env {
         uint64_t addr = bits(d0, 2, 62) << 2;
         unsigned dw = unsigned(bits(d0, 64, 11)), type = unsigned(bits(d0, 75, 4)), tag = unsigned(bits(d0, 96, 8));
         unsigned fbe = rq_tlp[0].user[0] & 0xf, lbe = (rq_tlp[0].user[0] >> 8) & 0xf;
-        rq_fns.insert(unsigned(bits(d0, 80, 8)));
+        rq_fns.insert(tb::card_fn(unsigned(bits(d0, 80, 8))));   // the core's number on the wire
         if (type == 0) {
             uint64_t first = addr + tz4(fbe);
             uint32_t len = dw == 1 ? 4 - tz4(fbe) - lz4(fbe) : 4 * dw - tz4(fbe) - lz4(lbe);
@@ -136,7 +136,7 @@ struct Env {
         setbits(b.data(), 64, 11, 1);
         setbits(b.data(), 75, 4, write ? 1 : 0);
         setbits(b.data(), 96, 8, mmio_tag++);
-        setbits(b.data(), 104, 8, fn);  // target function
+        setbits(b.data(), 104, 8, tb::core_fn(fn));  // target function, the core's number
         setbits(b.data(), 112, 3, bar);
         setbits(b.data(), 115, 6, aper);
         if (write) std::memcpy(&b[16], &data, 4);

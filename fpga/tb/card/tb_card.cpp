@@ -1282,6 +1282,13 @@ int main(int argc, char **argv) {
         b.rq_fns.clear();
         b.ref.fns.clear();
         const size_t before = b.tx_frames[1].size(), mbefore = b.ref.frames[1].size();
+        // Function 34 has no VF behind it; its low FN_W bits are VF 2's, and
+        // its doorbell must not ring VF 2's queue.
+        b.mmio(2, uint32_t(spec::db::SQ), true, (3u << 16) | 1u, 0xf, 34);
+        b.run(400);
+        chk.expect(b.tx_frames[1].size() == before && b.rq_fns.empty(),
+                   "function 34's doorbell is dropped (%zu frames, %zu requester functions)",
+                   b.tx_frames[1].size() - before, b.rq_fns.size());
         b.mmio(2, uint32_t(spec::db::SQ), true, (3u << 16) | 1u, 0xf, 2);
         v.pi = 1;
         b.ref.tx.process_wqe(3);

@@ -41,7 +41,6 @@ namespace {
 constexpr int NVF = 16, NFN = NVF + 1;
 constexpr int PF_VEC = int(kite::spec::pci::PF_MSIX_VECTORS), VF_VEC = int(kite::spec::pci::VF_MSIX_VECTORS);
 constexpr int NENT = PF_VEC + NVF * VF_VEC;
-constexpr int VF_FN_BASE = 4;      // the block's parameter default
 constexpr int ISSUE_TO_INT = 2;    // issue at c, cfg_interrupt_msix_int_o at c + 2
 constexpr uint32_t PBA_OFF = 0x2000;
 
@@ -49,7 +48,7 @@ int nvec(int fn) { return fn == 0 ? PF_VEC : VF_VEC; }
 int ent(int fn, int v) { return fn == 0 ? v : PF_VEC + (fn - 1) * VF_VEC + v; }
 int ent_fn(int e) { return e < PF_VEC ? 0 : 1 + (e - PF_VEC) / VF_VEC; }
 int ent_vec(int e) { return e < PF_VEC ? e : (e - PF_VEC) % VF_VEC; }
-uint8_t fn_num(int fn) { return fn == 0 ? 0 : uint8_t(VF_FN_BASE + fn - 1); }
+uint8_t fn_num(int fn) { return uint8_t(tb::core_fn(unsigned(fn))); }
 
 struct HostReq {
     bool write;

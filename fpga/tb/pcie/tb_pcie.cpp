@@ -172,7 +172,7 @@ struct Bench {
     // MMIO.
     std::map<uint64_t, uint64_t> dev_regs, host_shadow;
     std::deque<Beat> cq_beats;
-    struct MmioExp { bool valid; bool write; unsigned bar; uint32_t off; uint64_t wdata; unsigned be; };
+    struct MmioExp { bool valid; bool write; unsigned bar; uint32_t off; uint64_t wdata; unsigned be; unsigned fn; };
     std::optional<MmioExp> mmio_exp;     // forwarded request expected on the MMIO port
     struct CplExp { unsigned tag, status, dw, bc, la; uint64_t data; bool any; };
     std::optional<CplExp> cpl_exp;
@@ -180,6 +180,7 @@ struct Bench {
     std::optional<std::pair<uint64_t, uint64_t>> mmio_rsp;   // (due cycle, data)
     long n_unsup = 0, n_mmio_rd = 0, n_mmio_wr = 0;
     uint8_t mmio_tag = 0;
+    unsigned cpl_fn = 0;                 // target (core) function of the MMIO awaiting its completion
 
     // Negotiated sizes (Device Control codes) and what the engine must use.
     unsigned mps_code = 1, mrrs_code = 2;
@@ -256,9 +257,10 @@ struct Bench {
             rd_chunks.pop_front();
             chk.expect(c.addr == first && c.len == len, "read TLP %llx+%u, expected %llx+%u",
                        (unsigned long long)first, len, (unsigned long long)c.addr, c.len);
-            chk.expect(bits(d0, 80, 8) == reads[c.req].fn && bits(d0, 88, 8) == 0,
-                       "read TLP requester function %llu bus %llu, expected %u and 0 (the core's)",
-                       (unsigned long long)bits(d0, 80, 8), (unsigned long long)bits(d0, 88, 8), reads[c.req].fn);
+            chk.expect(bits(d0, 80, 8) == tb::core_fn(reads[c.req].fn) && bits(d0, 88, 8) == 0,
+                       "read TLP requester function %llu bus %llu, expected %u (card's %u) and 0 (the core's)",
+                       (unsigned long long)bits(d0, 80, 8), (unsigned long long)bits(d0, 88, 8),
+                       tb::core_fn(reads[c.req].fn), reads[c.req].fn);
             if (c.addr % 4096 == 0 && c.addr != reads[c.req].addr) cov_4k++;
             tags_out.insert(tag);
             tag_uses[tag]++;
@@ -279,9 +281,10 @@ struct Bench {
             wr_chunks.pop_front();
             chk.expect(c.addr == first && c.len == len, "write TLP %llx+%u, expected %llx+%u",
                        (unsigned long long)first, len, (unsigned long long)c.addr, c.len);
-            chk.expect(bits(d0, 80, 8) == writes[c.req].fn && bits(d0, 88, 8) == 0,
-                       "write TLP requester function %llu bus %llu, expected %u and 0 (the core's)",
-                       (unsigned long long)bits(d0, 80, 8), (unsigned long long)bits(d0, 88, 8), writes[c.req].fn);
+            chk.expect(bits(d0, 80, 8) == tb::core_fn(writes[c.req].fn) && bits(d0, 88, 8) == 0,
+                       "write TLP requester function %llu bus %llu, expected %u (card's %u) and 0 (the core's)",
+                       (unsigned long long)bits(d0, 80, 8), (unsigned long long)bits(d0, 88, 8),
+                       tb::core_fn(writes[c.req].fn), writes[c.req].fn);
             for (unsigned j = 0; j < dw; j++) {
                 unsigned be = j == 0 ? fbe : (j == dw - 1 ? lbe : 0xf);
                 size_t s = 16 + 4 * size_t(j);
@@ -436,13 +439,17 @@ struct Bench {
         uint64_t addr = bar_base(bar) + off;
         uint16_t rid = uint16_t(rng());
         uint8_t tag = mmio_tag++;
+        // Target function in the core's numbering: mostly the PF, else any
+        // (PFs 1..3, which the card lacks, come out as 0xff).
+        unsigned cfn = tb::chance(rng, 0.5) ? 0 : tb::rnd(rng, 0, 255);
+        cpl_fn = cfn;
         std::vector<uint8_t> bytes(16 + 4 * size_t(payload_dw));
         setbits(bytes.data(), 2, 62, addr >> 2);
         setbits(bytes.data(), 64, 11, dw);
         setbits(bytes.data(), 75, 4, type);
         setbits(bytes.data(), 80, 16, rid);
         setbits(bytes.data(), 96, 8, tag);
-        setbits(bytes.data(), 104, 8, 0);
+        setbits(bytes.data(), 104, 8, cfn);
         setbits(bytes.data(), 112, 3, bar);
         setbits(bytes.data(), 115, 6, aper);
         setbits(bytes.data(), 121, 3, tb::rnd(rng, 0, 7));   // TC
@@ -480,12 +487,12 @@ struct Bench {
             uint64_t &s = host_shadow[key];
             for (unsigned b = 0; b < 8; b++)
                 if (be8 >> b & 1) s = (s & ~(0xffULL << 8 * b)) | (wdata & (0xffULL << 8 * b));
-            mmio_exp = MmioExp{true, true, bar, off & ~7u, wdata, be8};
+            mmio_exp = MmioExp{true, true, bar, off & ~7u, wdata, be8, tb::card_fn(cfn)};
             mmio_busy = true;
             n_mmio_wr++;
         } else {
             be8 = (off & 4) ? fbe << 4 : (fbe | (dw == 2 ? lbe << 4 : 0));
-            mmio_exp = MmioExp{true, false, bar, off & ~7u, 0, be8};
+            mmio_exp = MmioExp{true, false, bar, off & ~7u, 0, be8, tb::card_fn(cfn)};
             uint64_t v = host_shadow.count(key) ? host_shadow[key] : 0;
             unsigned bc = dw == 1 ? (fbe ? 4 - tz4(fbe) - lz4(fbe) : 1) : 8 - tz4(fbe) - lz4(lbe);
             uint64_t data = (off & 4) ? (v >> 32) : (dw == 2 ? v : (v & 0xffffffffULL));
@@ -588,8 +595,7 @@ struct Bench {
             for (int i = 0; i < 64; i++) rsp_d[size_t(i)] = tb::get_byte(m.rd_rsp_data_o, size_t(i));
         bool mreq = m.mmio_req_valid_o;
         MmioExp got{true, bool(m.mmio_req_write_o), unsigned(m.mmio_req_bar_o), uint32_t(m.mmio_req_addr_o),
-                    uint64_t(m.mmio_req_wdata_o), unsigned(m.mmio_req_be_o)};
-        unsigned mfunc = m.mmio_req_func_o;
+                    uint64_t(m.mmio_req_wdata_o), unsigned(m.mmio_req_be_o), unsigned(m.mmio_req_func_o)};
         std::array<uint8_t, 64> ccd{};
         unsigned cc_keep = m.cc_tkeep_o, cc_last = m.cc_tlast_o;
         uint64_t cc_user = wbits(m.cc_tuser_o, 0, 17);
@@ -695,10 +701,11 @@ struct Bench {
             if (chk.expect(mmio_exp.has_value(), "MMIO request nobody sent")) {
                 const MmioExp &e = *mmio_exp;
                 chk.expect(got.write == e.write && got.bar == e.bar && got.off == e.off && got.be == e.be &&
-                               (!e.write || got.wdata == e.wdata) && mfunc == 0,
-                           "MMIO %s bar %u off %x be %x data %llx, expected %s bar %u off %x be %x data %llx",
-                           got.write ? "wr" : "rd", got.bar, got.off, got.be, (unsigned long long)got.wdata,
-                           e.write ? "wr" : "rd", e.bar, e.off, e.be, (unsigned long long)e.wdata);
+                               (!e.write || got.wdata == e.wdata) && got.fn == e.fn,
+                           "MMIO %s fn %u bar %u off %x be %x data %llx, expected %s fn %u bar %u off %x be %x "
+                           "data %llx",
+                           got.write ? "wr" : "rd", got.fn, got.bar, got.off, got.be, (unsigned long long)got.wdata,
+                           e.write ? "wr" : "rd", e.fn, e.bar, e.off, e.be, (unsigned long long)e.wdata);
                 uint64_t key = (uint64_t(got.bar) << 32) | got.off;
                 if (got.write) {
                     uint64_t &s = dev_regs[key];
@@ -723,14 +730,15 @@ struct Bench {
                 unsigned la = unsigned(bits(d, 0, 7)), bc = unsigned(bits(d, 16, 13)), dw = unsigned(bits(d, 32, 11));
                 unsigned st = unsigned(bits(d, 43, 3)), rid = unsigned(bits(d, 48, 16)), tag = unsigned(bits(d, 64, 8));
                 uint64_t data = bits(d, 96, 32) | (dw == 2 ? bits(d, 128, 32) << 32 : 0);
-                bool ok = st == e.status && tag == e.tag && rid == cpl_rid && dw == e.dw && cc_last &&
+                unsigned cid = unsigned(bits(d, 72, 17));   // completer function, bus, ID enable
+                bool ok = st == e.status && tag == e.tag && rid == cpl_rid && dw == e.dw && cid == cpl_fn && cc_last &&
                           (cc_user & 0x3) == 1 && ((cc_user >> 6) & 3) == 1 && ((cc_user >> 8) & 0xf) == 2 + dw &&
                           cc_keep == (0xffffu >> (13 - dw));
                 if (e.any) ok = ok && la == e.la && bc == e.bc && data == e.data;
-                chk.expect(ok, "CC: st %u tag %u rid %x dw %u la %x bc %u data %llx keep %x, expected st %u tag %u "
-                           "rid %x dw %u la %x bc %u data %llx",
-                           st, tag, rid, dw, la, bc, (unsigned long long)data, cc_keep, e.status, e.tag, cpl_rid,
-                           e.dw, e.la, e.bc, (unsigned long long)e.data);
+                chk.expect(ok, "CC: st %u tag %u rid %x cid %x dw %u la %x bc %u data %llx keep %x, expected st %u "
+                           "tag %u rid %x cid %x dw %u la %x bc %u data %llx",
+                           st, tag, rid, cid, dw, la, bc, (unsigned long long)data, cc_keep, e.status, e.tag, cpl_rid,
+                           cpl_fn, e.dw, e.la, e.bc, (unsigned long long)e.data);
             }
             cpl_exp.reset();
             mmio_busy = false;
