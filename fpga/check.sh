@@ -103,13 +103,20 @@ result "lint top (kite_top, the U250 board top, with the IP's declared ports)" $
 
 if [ $quick -eq 0 ]; then
     # Two synthesis jobs at a time (the machine has 2 cores); each writes its
-    # exit status next to its log, reported in block order afterwards.
+    # exit status next to its log, reported in block order afterwards. The
+    # slowest start first (cold: rx_dma ~10 min, txp_lso ~13 min, queue ~5,
+    # the rest about 1 each), so that neither core waits at the end.
+    slow=(txp_lso rx_dma queue rx_steer rxp)
     for line in "${blocks[@]}"; do
         read -r name tmod tbcpp srcs <<<"$line"
         case $name in card | card_sys) continue ;; esac
-        echo "$name $tmod ${common[*]} $srcs"
-    done | xargs -P 2 -L 1 sh -c \
-        'n=$0; fpga/syn/synth.sh "$n" "$@" >"'"$logs"'/$n.synth" 2>&1; echo $? >"'"$logs"'/$n.synth.rc"'
+        rank=${#slow[@]}
+        for i in "${!slow[@]}"; do [ "${slow[$i]}" = "$name" ] && rank=$i; done
+        echo "$rank $name $tmod ${common[*]} $srcs"
+    done | sort -s -n -k1,1 | cut -d' ' -f2- >"$logs/synth.jobs"
+    xargs -P 2 -L 1 sh -c \
+        'n=$0; fpga/syn/synth.sh "$n" "$@" >"'"$logs"'/$n.synth" 2>&1; echo $? >"'"$logs"'/$n.synth.rc"' \
+        <"$logs/synth.jobs"
     for line in "${blocks[@]}"; do
         read -r name tmod tbcpp srcs <<<"$line"
         if [ "$name" = card ]; then

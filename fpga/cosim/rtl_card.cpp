@@ -36,6 +36,7 @@
 #include "kite/crc32.hpp"
 #include "kite/ctx.hpp"
 #include "kite/ordered_set.hpp"
+#include "kite/pcie_fn.hpp"
 #include "kite/spec.hpp"
 #include "kite_fw/card_ports.hpp"
 #include "kite_fw/fw.hpp"
@@ -50,11 +51,9 @@ using namespace kite::spec;
 
 constexpr uint64_t NEVER = ~uint64_t(0);
 constexpr unsigned NVF = 16;              // kite_card NVF: VFs with a BAR0 register file
-// kite_pcie VF_FN_BASE, as ip.tcl configures the core (First VF Offset 4):
-// the core numbers VF n at function 3 + n, the card at n.
-constexpr unsigned VF_FN_BASE = 4;
-constexpr unsigned core_fn(unsigned card) { return card == 0 ? 0 : card + VF_FN_BASE - 1; }
-constexpr unsigned card_fn(unsigned core) { return core == 0 ? 0 : core - VF_FN_BASE + 1; }
+// The core's function numbers on RQ/CQ (ip.tcl: First VF Offset 4).
+using kite::pcie_fn::card_fn;
+using kite::pcie_fn::core_fn;
 constexpr unsigned QUIET = 48;            // idle cycles that end a run
 // After an SQ doorbell: a frame waits inside the card with no interface
 // activity while the gather's store-and-forward ring and the segmenter /

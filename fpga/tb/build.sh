@@ -3,6 +3,10 @@
 # build when no input changed (hash of RTL, testbench sources and flags).
 # Executables are also kept in $KITE_CACHE/rtl-tb/<hash> (the hash leaves
 # out where the tree is), so a fresh clone does not rebuild them.
+# Verilator's functions are split at 500 statements: g++ is superlinear in
+# a function's size and its wide temporaries, and the queue manager's
+# unsplit scheduler functions took 35 minutes of -Os (40 s split, the same
+# cycles).
 # Usage: build.sh NAME TOP TB_CPP RTL_FILE...
 # Prints the path of the executable.
 set -euo pipefail
@@ -11,7 +15,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build/rtl/$name
 mkdir -p "$out"
 flags=(--cc --exe --build -j 2 --top-module "$top" -Wno-fatal -Wno-lint -Wno-style
-       --x-assign unique --x-initial unique
+       --x-assign unique --x-initial unique --output-split-cfuncs 500
        -CFLAGS "-std=c++20 -O1 -I$root/fpga/tb/common -I$root/fpga/model/include -I$root/fpga/model"
        --Mdir "$out/obj" -o "$out/tb")
 # A block folder's own headers (fpga/tb/<block>/*.hpp) count when it has any,

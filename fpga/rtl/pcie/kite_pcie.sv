@@ -123,12 +123,20 @@ module kite_pcie #(
   output logic [$clog2(TAGS):0] tags_used_o
 );
 
-  // Card <-> core function numbers.
+  // Card <-> core function numbers (the testbenches' and co-simulation's
+  // copy: fpga/model/include/kite/pcie_fn.hpp). The core's PFs 1..3 are
+  // not on the card: 8'hff.
+  function automatic logic [7:0] core_fn(input logic [7:0] card);
+    return card == 8'd0 ? 8'd0 : card + VF_FN_BASE - 8'd1;
+  endfunction
+  function automatic logic [7:0] card_fn(input logic [7:0] core);
+    return core == 8'd0 ? 8'd0 : core < VF_FN_BASE ? 8'hff : core - VF_FN_BASE + 8'd1;
+  endfunction
+
   logic [7:0] rd_core_fn, wr_core_fn, cq_core_fn;
-  assign rd_core_fn = rd_req_fn_i == 8'd0 ? 8'd0 : rd_req_fn_i + VF_FN_BASE - 8'd1;
-  assign wr_core_fn = wr_req_fn_i == 8'd0 ? 8'd0 : wr_req_fn_i + VF_FN_BASE - 8'd1;
-  assign mmio_req_func_o = cq_core_fn == 8'd0 ? 8'd0 :
-                           cq_core_fn < VF_FN_BASE ? 8'hff : cq_core_fn - VF_FN_BASE + 8'd1;
+  assign rd_core_fn = core_fn(rd_req_fn_i);
+  assign wr_core_fn = core_fn(wr_req_fn_i);
+  assign mmio_req_func_o = card_fn(cq_core_fn);
 
   logic         rdq_valid, rdq_ready;
   logic [127:0] rdq_desc;

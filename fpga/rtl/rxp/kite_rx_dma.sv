@@ -1043,6 +1043,27 @@ module kite_rx_dma #(
     end
   end
 
+  // The slots' flags change through masks with constant bit indices: as
+  // indexed bit writes in the process below (130 of them, each 512 bits
+  // wide) they cost yosys's proc passes most of half an hour.
+  // Fill: the request's WQEs are cached, failed or not, once its answer is
+  // in. Clear (wins): a PROT_ERR WQE at dispatch, a delivering one once its
+  // last entry is read, and a line's slots when it is allocated.
+  logic [NSLOT-1:0] rdy_fill, rdy_clr;
+  always_comb begin
+    rdy_fill = '0;
+    rdy_clr  = '0;
+    for (int l = 0; l < NLINE; l++)
+      for (int s = 0; s < NWQE; s++) begin
+        if (rsp_end && lv_q[rs_l] && rs_l == LW'(l) && (KW + 1)'(KW'(s) - rs_slot) < rs_n)
+          rdy_fill[l * NWQE + s] = 1'b1;
+        if ((d_go && d_kind == EV_PROT_ERR && h == LW'(l) && slot_d == KW'(s)) ||
+            (wr_go && sg_last && sg_l_q == LW'(l) && sg_slot_q == KW'(s)) ||
+            (alloc && al_l == LW'(l)))
+          rdy_clr[l * NWQE + s] = 1'b1;
+      end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       lv_q      <= '0;
@@ -1117,22 +1138,15 @@ module kite_rx_dma #(
         rb_cap_q  <= '0;
         rb_bad_q  <= 1'b0;
         rb_err_q  <= 1'b0;
-        // The request's WQEs are cached, failed or not, once its answer is in.
-        if (lv_q[rs_l])
-          for (int s = 0; s < NWQE; s++)
-            if ((KW + 1)'(KW'(s) - rs_slot) < rs_n) begin
-              rdy_q[{rs_l, KW'(s)}]  <= 1'b1;
-              serr_q[{rs_l, KW'(s)}] <= rb_err_q || rd_rsp_err_i;
-            end
       end
+      rdy_q  <= (rdy_q | rdy_fill) & ~rdy_clr;
+      serr_q <= (serr_q & ~rdy_fill) | (rdy_fill & {NSLOT{rb_err_q || rd_rsp_err_i}});
 
       // Consumption: a PROT_ERR WQE at dispatch, a delivering one once its
       // last entry is read (its slot must not be refilled before).
       for (int l = 0; l < NLINE; l++)
         lci_q[l] <= lci_q[l] + 16'(d_go && d_kind == EV_PROT_ERR && h == LW'(l)) +
                     16'(wr_go && sg_last && sg_l_q == LW'(l));
-      if (d_go && d_kind == EV_PROT_ERR) rdy_q[{h, slot_d}] <= 1'b0;
-      if (wr_go && sg_last) rdy_q[{sg_l_q, sg_slot_q}] <= 1'b0;
       if (d_ok) begin
         lr_q[h]   <= dp_i;
         lr_v_q[h] <= 1'b1;
@@ -1153,7 +1167,6 @@ module kite_rx_dma #(
         llsz_q[al_l]  <= al_lsz;
         llstr_q[al_l] <= al_lstr;
         lfn_q[al_l]   <= al_fn;
-        for (int s = 0; s < NWQE; s++) rdy_q[{al_l, KW'(s)}] <= 1'b0;
         if (d_alloc && !free_ok) vp_q <= vict + 1'b1;
       end
 

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kite/pcie_fn.hpp"
 #include "verilated.h"
 
 namespace tb {
@@ -103,13 +104,8 @@ uint8_t get_byte(const VlWide<W> &w, size_t i) {
 }
 inline uint64_t keep_mask(size_t n) { return n >= 64 ? ~0ULL : ((1ULL << n) - 1); }
 
-// PCIe function numbers: the card's (PF 0, VFs 1..) and the PCIe core's,
-// which puts VF 1 at its First VF Offset (kite_pcie's VF_FN_BASE default;
-// PFs 1..3 in between do not exist on the card and map to 0xff).
-constexpr unsigned VF_FN_BASE = 4;
-inline unsigned core_fn(unsigned fn) { return fn == 0 ? 0 : (fn + VF_FN_BASE - 1) & 0xff; }
-inline unsigned card_fn(unsigned core) {
-    return core == 0 ? 0 : core < VF_FN_BASE ? 0xff : core - VF_FN_BASE + 1;
-}
+// PCIe function numbers: the card's and the PCIe core's (kite/pcie_fn.hpp).
+using kite::pcie_fn::card_fn;
+using kite::pcie_fn::core_fn;
 
 }  // namespace tb
