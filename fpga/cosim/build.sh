@@ -5,6 +5,7 @@
 # input changed; the library is also kept in $KITE_CACHE/rtl-card/<hash>
 # (the hash leaves out where the tree is), so a fresh clone does not rebuild.
 # The Verilated objects are reused on their own when only the C++ changed.
+# Functions are split at 500 statements, as in fpga/tb/build.sh (g++ time).
 # Prints the path of the library.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,7 +15,7 @@ mkdir -p "$out"
 read -r -a srcs <<<"$(awk '$1 == "card" { for (i = 4; i <= NF; i++) printf "%s ", $i }' fpga/rtl/blocks.list)"
 rtl=(fpga/rtl/common/kite_pkg.sv fpga/rtl/common/kite_rtl_pkg.sv "${srcs[@]}")
 vflags=(--cc --build -j 2 --top-module kite_card -Wno-fatal -Wno-lint -Wno-style
-        --x-assign fast --x-initial fast -CFLAGS "-fPIC -std=c++20"
+        --x-assign fast --x-initial fast --output-split-cfuncs 500 -CFLAGS "-fPIC -std=c++20"
         -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2")
 cxx=(g++ -std=c++20 -O2 -fPIC -fvisibility=hidden -Wall -Wextra -Werror)
 vinc=/usr/share/verilator/include

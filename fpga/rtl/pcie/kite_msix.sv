@@ -8,7 +8,8 @@
 // Functions: 0 is the PF, 1..NVF the VFs (function f is the core's VF f-1).
 // On the core's cfg_interrupt_msi_function_number the PF is 0 and VF v is
 // VF_FN_BASE + v, assumed 4 + v: the core's 252 VFs would fill the 8-bit
-// function space after its four PFs. To be checked against a generated
+// function space after its four PFs (kite_pcie's core_fn; the C++ copy is
+// fpga/model/include/kite/pcie_fn.hpp). To be checked against a generated
 // pcie4_uscale_plus core (Documentation/hw/rtl.rst, "Board top").
 //
 // BAR4 of every function (16 KiB, PCIe 6.8.2): the table at 0, entry n at
