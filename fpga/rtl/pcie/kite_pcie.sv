@@ -125,12 +125,12 @@ module kite_pcie #(
 
   // Card <-> core function numbers (the testbenches' and co-simulation's
   // copy: fpga/model/include/kite/pcie_fn.hpp). The core's PFs 1..3 are
-  // not on the card: 8'hff.
+  // not on the card: 8'hff. (No "return": yosys 0.23 does not parse it.)
   function automatic logic [7:0] core_fn(input logic [7:0] card);
-    return card == 8'd0 ? 8'd0 : card + VF_FN_BASE - 8'd1;
+    core_fn = card == 8'd0 ? 8'd0 : card + VF_FN_BASE - 8'd1;
   endfunction
   function automatic logic [7:0] card_fn(input logic [7:0] core);
-    return core == 8'd0 ? 8'd0 : core < VF_FN_BASE ? 8'hff : core - VF_FN_BASE + 8'd1;
+    card_fn = core == 8'd0 ? 8'd0 : core < VF_FN_BASE ? 8'hff : core - VF_FN_BASE + 8'd1;
   endfunction
 
   logic [7:0] rd_core_fn, wr_core_fn, cq_core_fn;
