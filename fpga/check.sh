@@ -104,9 +104,9 @@ result "lint top (kite_top, the U250 board top, with the IP's declared ports)" $
 if [ $quick -eq 0 ]; then
     # Two synthesis jobs at a time (the machine has 2 cores); each writes its
     # exit status next to its log, reported in block order afterwards. The
-    # slowest start first (minutes of CPU: txp_lso 13, queue 5, rx_dma 3.5,
-    # rx_steer and rxp 1.5, the rest about 1 or less), so that neither core
-    # waits for one long job at the end.
+    # slowest start first (minutes from empty caches: txp_lso 15, rx_dma 9,
+    # queue 6, rx_steer and rxp 2, the rest 1 or less), so that neither
+    # core waits for one long job at the end.
     slow=(txp_lso rx_dma queue rx_steer rxp)
     for line in "${blocks[@]}"; do
         read -r name tmod tbcpp srcs <<<"$line"
