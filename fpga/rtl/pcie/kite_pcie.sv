@@ -1,9 +1,10 @@
 // Kite host interface on the AMD UltraScale+ PCIe Gen3 x16 integrated block
 // (PCIE40E4 via pcie4_uscale_plus, PG213) with 512-bit AXI-Stream at 250 MHz
-// for the Alveo U250. Straddling is off on every interface (fpga/syn/vivado
-// configures RQ straddle off; RC/CQ/CC straddle are off by default at 512
-// bits) and every interface is in DWORD-aligned mode.
+// for the Alveo U250. Every interface is in DWORD-aligned mode. RC takes the
+// core's 4-TLP straddle (fpga/syn/vivado/ip.tcl; a stream without straddle
+// is read the same way); RQ, CQ and CC are not straddled.
 //
+// * kite_pcie_rc: the RC stream cut into completion pieces (straddle).
 // * kite_pcie_rd: DMA reads, RQ read requests + RC completions reordered.
 // * kite_pcie_wr: DMA writes, RQ write requests.
 // * kite_pcie_cq: BAR MMIO, CQ requests in, CC completions out.
@@ -25,8 +26,8 @@
 // PG213 512-bit RQ tuser: [3:0] first BE, [11:8] last BE, [19:16]
 // addr_offset (0 in DWORD-aligned mode), [21:20] is_sop, [27:26] is_eop,
 // [31:28] is_eop0_ptr, [36] discontinue; the rest (TPH, sequence numbers,
-// parity) is 0. RC tuser (byte enables, is_sop/is_eop) is not needed with
-// straddle off: completions are parsed from the descriptor and tlast.
+// parity) is 0. RC: TLPs delimited by tuser's is_sop/is_eop (kite_pcie_rc);
+// tlast and tkeep are not used (straddle sets them to 0 and all ones).
 module kite_pcie #(
   parameter int unsigned TAGS  = 32,
   parameter int unsigned MRRS  = 512,
@@ -142,6 +143,16 @@ module kite_pcie #(
   logic [127:0] rdq_desc;
   logic [3:0]   rdq_fbe, rdq_lbe;
 
+  logic         pc_valid, pc_sop, pc_eop;
+  logic [95:0]  pc_desc;
+  logic [511:0] pc_data;
+
+  kite_pcie_rc u_rc (
+    .clk_i, .rst_ni,
+    .rc_tdata_i, .rc_tuser_i, .rc_tvalid_i, .rc_tready_o,
+    .pc_valid_o(pc_valid), .pc_sop_o(pc_sop), .pc_eop_o(pc_eop), .pc_desc_o(pc_desc), .pc_data_o(pc_data)
+  );
+
   kite_pcie_rd #(.TAGS(TAGS), .MRRS(MRRS), .ID_W(ID_W), .LEN_W(LEN_W)) u_rd (
     .clk_i, .rst_ni,
     .rd_req_valid_i, .rd_req_ready_o, .rd_req_id_i, .rd_req_fn_i(rd_core_fn), .rd_req_addr_i, .rd_req_len_i,
@@ -150,7 +161,7 @@ module kite_pcie #(
     .rd_rsp_last_o, .rd_rsp_err_o,
     .rq_valid_o(rdq_valid), .rq_ready_i(rdq_ready), .rq_desc_o(rdq_desc),
     .rq_first_be_o(rdq_fbe), .rq_last_be_o(rdq_lbe),
-    .rc_tdata_i, .rc_tvalid_i, .rc_tlast_i, .rc_tready_o,
+    .pc_valid_i(pc_valid), .pc_sop_i(pc_sop), .pc_eop_i(pc_eop), .pc_desc_i(pc_desc), .pc_data_i(pc_data),
     .cnt_unexp_tag_o(cnt_rc_unexp_tag_o), .cnt_cpl_err_o(cnt_rc_cpl_err_o),
     .cnt_cpl_bad_o(cnt_rc_bad_o), .cnt_zero_len_o(cnt_rd_zero_len_o), .tags_used_o
   );
@@ -224,6 +235,6 @@ module kite_pcie #(
   end
 
   logic unused_pcie;
-  assign unused_pcie = ^{rc_tkeep_i, rc_tuser_i, cq_tkeep_i};
+  assign unused_pcie = ^{rc_tkeep_i, rc_tlast_i, cq_tkeep_i};
 
 endmodule : kite_pcie

@@ -1,5 +1,7 @@
 // DMA read engine on the UltraScale+ PCIe requester interfaces (PG213,
-// 512-bit, straddle off, DWORD-aligned mode).
+// 512-bit, DWORD-aligned mode). Completions come as kite_pcie_rc's pieces
+// (one TLP's descriptor and up to 64 payload bytes per cycle), so the core's
+// RC straddle, with or without, is that block's concern.
 //
 // Client side: a read request (id, 64-bit address, length in bytes) is split
 // into memory read TLPs at addresses aligned to the negotiated read request
@@ -7,15 +9,15 @@
 // slot of the reorder buffer; tags are handed out and retired in request
 // order, so the tag pool is a ring (alloc pointer, retire pointer) and the
 // pool size is the reorder buffer size: completions are never back-pressured
-// (rc_tready_o is constant 1, as PG213 expects of a requester that reserves
-// completion space).
+// (the engine takes a piece every cycle; kite_pcie_rc holds the core back
+// only while a beat of several short TLPs is split into pieces).
 //
 // Completions (RC) may arrive in any order between tags and split at any
 // boundary (the host splits at its RCB). Each is checked against the tag's
 // state: tag outstanding, byte count equal to the bytes still expected, lower
 // address equal to the next expected address. Its payload is rotated into
-// the slot at (address mod MRRS): a 64-byte beat straddles at most two slot
-// words, which live in two RAM banks (even/odd words), so every beat is
+// the slot at (address mod MRRS): a 64-byte piece straddles at most two slot
+// words, which live in two RAM banks (even/odd words), so every piece is
 // written in one cycle.
 //
 // Responses leave in request order, address-aligned: byte lane i of a beat
@@ -69,10 +71,12 @@ module kite_pcie_rd #(
   output logic [3:0]               rq_first_be_o,
   output logic [3:0]               rq_last_be_o,
 
-  input  logic [511:0]             rc_tdata_i,
-  input  logic                     rc_tvalid_i,
-  input  logic                     rc_tlast_i,
-  output logic                     rc_tready_o,
+  // Completion pieces from kite_pcie_rc (never back-pressured).
+  input  logic                     pc_valid_i,
+  input  logic                     pc_sop_i,
+  input  logic                     pc_eop_i,
+  input  logic [95:0]              pc_desc_i,
+  input  logic [511:0]             pc_data_i,
 
   output logic [31:0]              cnt_unexp_tag_o,
   output logic [31:0]              cnt_cpl_err_o,
@@ -87,8 +91,6 @@ module kite_pcie_rd #(
   localparam int unsigned WW  = $clog2(WPS);       // word index in a slot
   localparam int unsigned BD  = TAGS * WPS / 2;    // words per bank
   localparam int unsigned BW  = $clog2(BD);
-
-  assign rc_tready_o = 1'b1;
 
   // ---------------------------------------------------------------- splitter
   logic             busy_q;
@@ -200,8 +202,9 @@ module kite_pcie_rd #(
   // error code, [28:16] byte count, [29] locked, [30] request completed,
   // [42:32] DW count, [45:43] status, [46] poisoned, [63:48] requester ID,
   // [71:64] tag, [87:72] completer ID, [91:89] TC, [94:92] attr.
-  // Payload starts at DW 3 of the first beat (DWORD-aligned mode).
-  logic        in_pkt_q, sop;
+  // Lane 0 of a piece is a payload DW: the first piece's holds the byte at
+  // the lower address with its DW offset (DWORD-aligned mode).
+  logic        sop;
   logic [11:0] c_la;
   logic [3:0]  c_ecode;
   logic [12:0] c_bc, c_dwb, c_n;
@@ -212,14 +215,14 @@ module kite_pcie_rd #(
   logic [TW-1:0] c_t;
   logic        c_tag_ok, c_errc, c_bad, c_good;
 
-  assign sop      = rc_tvalid_i && !in_pkt_q;
-  assign c_la     = rc_tdata_i[11:0];
-  assign c_ecode  = rc_tdata_i[15:12];
-  assign c_bc     = rc_tdata_i[28:16];
-  assign c_dw     = rc_tdata_i[42:32];
-  assign c_st     = rc_tdata_i[45:43];
-  assign c_poison = rc_tdata_i[46];
-  assign c_tag    = rc_tdata_i[71:64];
+  assign sop      = pc_valid_i && pc_sop_i;
+  assign c_la     = pc_desc_i[11:0];
+  assign c_ecode  = pc_desc_i[15:12];
+  assign c_bc     = pc_desc_i[28:16];
+  assign c_dw     = pc_desc_i[42:32];
+  assign c_st     = pc_desc_i[45:43];
+  assign c_poison = pc_desc_i[46];
+  assign c_tag    = pc_desc_i[71:64];
   assign c_t      = c_tag[TW-1:0];
   assign c_dwb    = {c_dw[10:0], 2'b00} - {11'd0, c_la[1:0]};
   assign c_n      = (c_dwb < c_bc) ? c_dwb : c_bc;
@@ -228,7 +231,7 @@ module kite_pcie_rd #(
   assign c_bad    = c_dw == 11'd0 || c_bc != rem_b_q[c_t] || c_la != nla_q[c_t];
   assign c_good   = sop && c_tag_ok && !c_errc && !c_bad;
 
-  // Per-packet state for the beats after the first.
+  // Per-TLP state for the pieces after the first.
   logic          pk_good_q, pk_final_q;
   logic [TW-1:0] pk_t_q;
   logic [12:0]   pk_ve_q;
@@ -237,8 +240,9 @@ module kite_pcie_rd #(
   logic [6:0]    pk_beat_q;
   logic [MW+1:0] c_d;
 
-  // Slot position of stream byte s is s + d, d = (la mod MRRS, DW aligned) - 12.
-  assign c_d = {2'b00, c_la[MW-1:2], 2'b00} - (MW+2)'(12);
+  // Slot position of payload byte p (p = 0: the first DW's byte 0) is p + d,
+  // d = la mod MRRS, DW aligned.
+  assign c_d = {2'b00, c_la[MW-1:2], 2'b00};
 
   // Stage 1 registers.
   logic          s1_v_q, s1_good_q, s1_eop_q, s1_final_q;
@@ -253,7 +257,6 @@ module kite_pcie_rd #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      in_pkt_q    <= 1'b0;
       pk_good_q   <= 1'b0;
       pk_final_q  <= 1'b0;
       pk_t_q      <= '0;
@@ -279,24 +282,23 @@ module kite_pcie_rd #(
       done_q      <= '0;
       err_q       <= '0;
     end else begin
-      s1_v_q <= rc_tvalid_i;
-      if (rc_tvalid_i) begin
-        in_pkt_q  <= !rc_tlast_i;
-        s1_data_q <= rc_tdata_i;
-        s1_eop_q  <= rc_tlast_i;
+      s1_v_q <= pc_valid_i;
+      if (pc_valid_i) begin
+        s1_data_q <= pc_data_i;
+        s1_eop_q  <= pc_eop_i;
         if (sop) begin
           pk_good_q  <= c_good;
           pk_final_q <= c_n == c_bc;
           pk_t_q     <= c_t;
           pk_vs_q    <= c_la[1:0];
-          pk_ve_q    <= 13'd12 + {11'd0, c_la[1:0]} + c_n;
+          pk_ve_q    <= {11'd0, c_la[1:0]} + c_n;
           pk_d_q     <= c_d;
           pk_beat_q  <= 7'd1;
           s1_good_q  <= c_good;
           s1_final_q <= c_n == c_bc;
           s1_t_q     <= c_t;
           s1_vs_q    <= c_la[1:0];
-          s1_ve_q    <= 13'd12 + {11'd0, c_la[1:0]} + c_n;
+          s1_ve_q    <= {11'd0, c_la[1:0]} + c_n;
           s1_d_q     <= c_d;
           s1_beat_q  <= '0;
         end else begin
@@ -353,9 +355,9 @@ module kite_pcie_rd #(
   assign cnt_zero_len_o  = cnt_zero_q;
 
   // --------------------------------------------------- completion, stage 1
-  // Byte lane L of beat b is stream byte 64b + L; payload is stream bytes
-  // [12 + la[1:0], ve). It goes to slot byte 64b + L + d: word b + (d >>> 6)
-  // for L < 64 - r, the next word otherwise (r = d mod 64).
+  // Byte lane L of piece b is payload byte 64b + L; the valid ones are
+  // [la[1:0], ve). It goes to slot byte 64b + L + d: word b + (d >> 6) for
+  // L < 64 - r, the next word otherwise (r = d mod 64).
   logic [5:0]     s1_r;
   logic [WW-1:0]  s1_w0, s1_w1;
   logic [63:0]    s1_v, s1_rv, s1_lo, s1_be0, s1_be1;
@@ -366,13 +368,13 @@ module kite_pcie_rd #(
   logic [MW+1:0]  s1_q;
 
   assign s1_r    = s1_d_q[5:0];
-  assign s1_q    = (MW+2)'($signed(s1_d_q) >>> 6);
+  assign s1_q    = s1_d_q >> 6;
   assign s1_w0   = WW'(s1_q) + WW'(s1_beat_q);
   assign s1_w1   = s1_w0 + WW'(1);
   assign s1_pos0 = {s1_beat_q[6:0], 6'd0};
   always_comb begin
     for (int unsigned l = 0; l < 64; l++) begin
-      s1_v[l] = s1_good_q && (s1_pos0 + 13'(l) >= 13'd12 + {11'd0, s1_vs_q}) &&
+      s1_v[l] = s1_good_q && (s1_pos0 + 13'(l) >= {11'd0, s1_vs_q}) &&
                 (s1_pos0 + 13'(l) < s1_ve_q);
     end
   end
@@ -516,6 +518,7 @@ module kite_pcie_rd #(
   assign tags_used_o    = used_q;
 
   logic unused_rd;
-  assign unused_rd = ^{s1_dd[511:0], s1_vv[63:0], s1_q, dw_sum[1:0]};
+  assign unused_rd = ^{s1_dd[511:0], s1_vv[63:0], s1_q, dw_sum[1:0], pc_desc_i[95:72], pc_desc_i[63:47],
+                       pc_desc_i[31:29]};
 
 endmodule : kite_pcie_rd

@@ -15,8 +15,10 @@ proc kite_create_ips {dir} {
     # PF0's VFs at function numbers 4..19 (First VF Offset 4): kite_top's
     # VF_FN_BASE, which kite_pcie and kite_msix translate to the card's 1..16.
     # The IP is kite_pcie_ip: kite_pcie is the RTL adapter (fpga/rtl/pcie)
-    # on its user interfaces, which expects: no straddling on RQ/RC/CQ/CC, the
-    # default DWORD-aligned mode, tags chosen by the user logic (client tag:
+    # on its user interfaces, which expects: RC straddle with up to four
+    # completions per beat (kite_pcie_rc delimits them by is_sop/is_eop; with
+    # 64-byte completions it doubles the read rate), no straddling on
+    # RQ/CQ/CC, the default DWORD-aligned mode (which straddle requires), tags chosen by the user logic (client tag:
     # its reorder buffer is indexed by tag), MPS capability 256 bytes (its
     # MPS parameter; cfg_max_payload / cfg_max_read_req feed it the
     # negotiated values). MSI-X with the table in user logic (kite_msix in
@@ -30,8 +32,8 @@ proc kite_create_ips {dir} {
         CONFIG.PL_LINK_CAP_MAX_LINK_WIDTH {X16} \
         CONFIG.AXISTEN_IF_EXT_512_RQ_STRADDLE {false} \
         CONFIG.AXISTEN_IF_EXT_512_CQ_STRADDLE {false} \
-        CONFIG.AXISTEN_IF_RC_STRADDLE {false} \
-        CONFIG.AXISTEN_IF_EXT_512_RC_4TLP_STRADDLE {false} \
+        CONFIG.AXISTEN_IF_RC_STRADDLE {true} \
+        CONFIG.AXISTEN_IF_EXT_512_RC_4TLP_STRADDLE {true} \
         CONFIG.axisten_if_enable_client_tag {true} \
         CONFIG.pf0_dev_cap_max_payload {256_bytes} \
         CONFIG.axisten_if_width {512_bit} \

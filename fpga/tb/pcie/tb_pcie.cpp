@@ -9,7 +9,10 @@
 //   the split the engine must make (MRRS/MPS-aligned, never across 4 KiB,
 //   byte enables, no outstanding tag reused), and answers reads after a random
 //   delay with completions out of order between tags, split at random RCB
-//   (64-byte) boundaries, with junk outside the requested bytes. Some pages
+//   (64-byte) boundaries, with junk outside the requested bytes, on an RC
+//   stream without straddle or with the core's 2- or 4-TLP straddle
+//   (pcie_rc.hpp; the RTL's kite_pcie_rc must delimit TLPs by tuser alone,
+//   and may hold the stream back with rc_tready). Some pages
 //   are bad: their read TLPs end in an Unsupported Request completion, a
 //   poisoned completion, the core's completion-timeout report (error code
 //   1001), a duplicated split completion, or one with only its byte count or
@@ -32,6 +35,7 @@
 
 #include "Vkite_pcie.h"
 #include "kite/spec.hpp"
+#include "pcie_rc.hpp"
 #include "tb.hpp"
 
 namespace {
@@ -108,6 +112,9 @@ struct Config {
     double split = 0.7;        // chance a completion stops at an RCB boundary
     bool faults = true, junk_tags = true, mmio = true;
     bool in_order = false;     // answer the oldest TLP first (a typical host)
+    unsigned straddle = 1;     // RC: TLPs that may start in one beat (1, 2, 4)
+    double pack = 0.9;         // chance a TLP straddles when it may
+    unsigned lat_quantum = 1;  // answers become due at multiples of this (bursts)
 };
 
 // One client read request as the testbench expects it.
@@ -160,9 +167,10 @@ struct Bench {
     std::vector<Beat> rq_tlp;
     std::vector<Pending> pend;
     std::set<unsigned> tags_out;
-    std::deque<Beat> rc_beats;
+    tb::pcie::RcStream rc;
     long n_err = 0, n_bad = 0, n_unexp = 0, n_rd_zero = 0, n_wr_zero = 0;
     long cov_split = 0, cov_ooo = 0, cov_4k = 0, cov_tags_full = 0, cov_dup = 0, cov_badbc = 0, cov_badla = 0;
+    long cov_rc_multi = 0, cov_rc_held = 0;   // RC beats with 2+ TLP starts; cycles rc_tready held one back
     std::map<unsigned, unsigned> tag_uses;
     bool injected = false;
     bool rq_stalled = false;
@@ -267,6 +275,7 @@ struct Bench {
             if (t_rq_first == 0) t_rq_first = now() - 1;
             Fault f = cfg.faults ? page_fault(first) : Fault::NONE;
             uint64_t due = now() + tb::rnd(rng, cfg.lat_min, cfg.lat_max) + (f == Fault::TIMEOUT ? 500 : 0);
+            due = (due + cfg.lat_quantum - 1) / cfg.lat_quantum * cfg.lat_quantum;
             pend.push_back({uint8_t(tag), first, first + len, first, due, f, c.req});
         } else if (type == 1) {
             chk.expect(rq_tlp.size() == nb, "write TLP of %u DW in %zu beats, expected %zu", dw, rq_tlp.size(), nb);
@@ -353,20 +362,8 @@ struct Bench {
         }
     }
     void push_rc(const std::vector<uint8_t> &bytes) {
-        size_t nb = (bytes.size() + 63) / 64;
-        for (size_t b = 0; b < nb; b++) {
-            Beat bt;
-            size_t n = std::min<size_t>(64, bytes.size() - 64 * b);
-            std::copy_n(bytes.begin() + long(64 * b), n, bt.d.begin());
-            bt.keep = uint16_t(0xffffu >> (16 - (n + 3) / 4));
-            bt.last = b + 1 == nb;
-            if (b == 0) bt.user[2] |= 1u << 0;                         // is_sop[0] (bit 64)
-            if (bt.last) {
-                bt.user[2] |= 1u << 12;                                 // is_eop[0] (bit 76)
-                bt.user[2] |= uint32_t((n + 3) / 4 - 1) << 16;          // is_eop0_ptr (bits 83:80)
-            }
-            rc_beats.push_back(bt);
-        }
+        rc.straddle = cfg.straddle;
+        rc.push(bytes, tb::chance(rng, cfg.pack));
     }
     void junk_completion() {
         unsigned tag;
@@ -382,22 +379,27 @@ struct Bench {
         push_rc(bytes);
         n_unexp++;
     }
+    // Completions while fewer than two beats wait: one per cycle, or up to
+    // four with straddle (the core can start four TLPs in a beat), so TLPs
+    // share beats and short ones can outpace kite_pcie_rc.
     void host_rc() {
-        if (!rc_beats.empty()) return;
-        if (cfg.junk_tags && tb::chance(rng, 0.002)) {
-            junk_completion();
-            return;
-        }
-        std::vector<size_t> ready;
-        for (size_t i = 0; i < pend.size(); i++)
-            if (pend[i].due <= now()) ready.push_back(i);
-        if (ready.empty()) return;
-        size_t i = cfg.in_order ? ready[0] : ready[tb::rnd(rng, 0, uint32_t(ready.size() - 1))];
-        if (i != 0) cov_ooo++;    // not the oldest outstanding TLP
-        make_cpl(pend[i], false);
-        if (pend[i].cur >= pend[i].end) {
-            tags_out.erase(pend[i].tag);
-            pend.erase(pend.begin() + long(i));
+        if (rc.beats.size() >= 2) return;
+        for (unsigned k = 0; k < cfg.straddle; k++) {
+            if (cfg.junk_tags && tb::chance(rng, 0.002)) {
+                junk_completion();
+                continue;
+            }
+            std::vector<size_t> ready;
+            for (size_t i = 0; i < pend.size(); i++)
+                if (pend[i].due <= now()) ready.push_back(i);
+            if (ready.empty()) return;
+            size_t i = cfg.in_order ? ready[0] : ready[tb::rnd(rng, 0, uint32_t(ready.size() - 1))];
+            if (i != 0) cov_ooo++;    // not the oldest outstanding TLP
+            make_cpl(pend[i], false);
+            if (pend[i].cur >= pend[i].end) {
+                tags_out.erase(pend[i].tag);
+                pend.erase(pend.begin() + long(i));
+            }
         }
     }
 
@@ -535,10 +537,11 @@ struct Bench {
 
         // Host inputs.
         host_rc();
-        bool rc_v = !rc_beats.empty() && !tb::chance(rng, cfg.rc_gap);
+        bool rc_v = !rc.beats.empty() && (rc.beats.front().shown || !tb::chance(rng, cfg.rc_gap));
         m.rc_tvalid_i = rc_v;
-        if (!rc_beats.empty()) {
-            const Beat &b = rc_beats.front();
+        if (!rc.beats.empty()) {
+            tb::pcie::RcBeat &b = rc.beats.front();
+            b.shown = b.shown || rc_v;
             tb::put_bytes(m.rc_tdata_i, b.d.data(), 64);
             m.rc_tkeep_i = b.keep;
             m.rc_tlast_i = b.last;
@@ -568,7 +571,8 @@ struct Bench {
         bool rq = m.rq_tvalid_o && m.rq_tready_i;
         bool cq = m.cq_tvalid_i && m.cq_tready_o;
         bool cc = m.cc_tvalid_o && m.cc_tready_i;
-        chk.expect(m.rc_tready_o == 1, "rc_tready deasserted");
+        bool rc_acc = m.rc_tvalid_i && m.rc_tready_o;
+        if (m.rc_tvalid_i && !m.rc_tready_o) cov_rc_held++;
         if (m.tags_used_o == TAGS) cov_tags_full++;
         Beat rqb;
         if (m.rq_tvalid_o) {
@@ -655,9 +659,10 @@ struct Bench {
                 rq_tlp.clear();
             }
         }
-        if (m.rc_tvalid_i) {
-            if (rc_beats.front().last) t_rc_last = now() - 1;
-            rc_beats.pop_front();
+        if (rc_acc) {
+            if (rc.beats.front().user[2] >> 12 & 0xf) t_rc_last = now() - 1;   // a TLP ends in it
+            if (__builtin_popcount(rc.beats.front().user[2] & 0xf) > 1) cov_rc_multi++;
+            rc.beats.pop_front();
         }
         if (rsp) {
             if (t_rsp_first == 0) t_rsp_first = now() - 1;
@@ -747,7 +752,7 @@ struct Bench {
 
     bool idle() const {
         return rd_todo.empty() && wr_todo.empty() && rd_checked == reads.size() && wr_done_exp.empty() &&
-               pend.empty() && rc_beats.empty() && cq_beats.empty() && !mmio_busy && wr_words.empty();
+               pend.empty() && rc.beats.empty() && cq_beats.empty() && !mmio_busy && wr_words.empty();
     }
     bool run_until_idle(uint64_t limit) {
         uint64_t start = now();
@@ -788,6 +793,7 @@ int main(int argc, char **argv) {
     const uint64_t RBASE = 0xfff80000ULL, WBASE = 0x7ffff00000ULL;
     long n = args.iters(3000);
     std::map<std::pair<unsigned, unsigned>, long> sizes;
+    std::map<unsigned, long> straddles;
     for (long i = 0; i < n; i++) {
         if (i % 250 == 0) {
             // New negotiated sizes, changed while idle; some of the time the
@@ -797,8 +803,12 @@ int main(int argc, char **argv) {
             bool dflt = i == 0 || tb::chance(b.rng, 0.3);
             b.mps_code = dflt ? 1 : tb::rnd(b.rng, 0, 3);
             b.mrrs_code = dflt ? 2 : tb::rnd(b.rng, 0, 7);
+            // The RC stream: no straddle, 2 or 4 TLPs per beat (the card's core: 4).
+            const unsigned st[] = {1, 2, 4, 4};
+            b.cfg.straddle = st[(i / 250) % 4];
         }
         sizes[{b.mps_eff(), b.mrrs_eff()}]++;
+        straddles[b.cfg.straddle]++;
         if (tb::chance(b.rng, 0.6)) {
             uint64_t a = RBASE + tb::rnd(b.rng, 0, 0xfffff);
             b.add_read(uint8_t(b.rng()), a, uint32_t(rand_len(b.rng)));
@@ -810,8 +820,28 @@ int main(int argc, char **argv) {
         while (b.rd_todo.size() + b.wr_todo.size() > 8) b.cycle();
     }
     b.run_until_idle(2000000);
+    // Short reads on the 4-TLP straddle: completions of 13-32 bytes, two to
+    // four to a beat, more TLPs than kite_pcie_rc cuts per cycle, so it
+    // holds the stream back (rc_tready) and nothing may be lost.
+    {
+        Config keep = b.cfg;
+        b.cfg.straddle = 4;
+        b.cfg.pack = 1.0;
+        b.cfg.rc_gap = 0.0;
+        b.cfg.lat_min = b.cfg.lat_max = 300;
+        b.cfg.lat_quantum = 256;    // all 32 tags' answers at once
+        for (long i = 0; i < n / 3; i++) {
+            b.add_read(uint8_t(b.rng()), RBASE + tb::rnd(b.rng, 0, 0xfffff), tb::rnd(b.rng, 1, 20));
+            while (b.rd_todo.size() > 8) b.cycle();
+        }
+        b.run_until_idle(2000000);
+        straddles[4] += n / 3;
+        b.cfg = keep;
+    }
     std::printf("[pcie] (MPS, MRRS) used:");
     for (auto &[k, v] : sizes) std::printf(" (%u, %u) x %ld", k.first, k.second, v);
+    std::printf("; RC straddle:");
+    for (auto &[k, v] : straddles) std::printf(" %u x %ld", k, v);
     std::printf("\n");
     // Read back what was written (reads after wr_done see the data).
     for (const auto &w : std::vector<Bench::WriteReq>(b.writes))
@@ -846,21 +876,24 @@ int main(int argc, char **argv) {
     std::printf("[pcie] random: %zu reads (%ld with error), %zu writes, %ld split completions, %ld completions "
                 "not for the oldest TLP, %ld TLPs starting on a 4 KiB boundary, %zu tags used (%ld cycles with all %u "
                 "out), faults: %ld error completions, %ld bad (%ld duplicated, %ld byte count, %ld lower address), %ld unexpected tags, %ld+%ld zero-length; "
-                "MMIO %ld reads, %ld writes, %ld unsupported\n",
+                "%ld RC beats with several TLP starts, %ld cycles of RC held back; MMIO %ld reads, %ld writes, %ld unsupported\n",
                 b.reads.size(), errs, b.writes.size(), b.cov_split, b.cov_ooo, b.cov_4k, b.tag_uses.size(),
-                b.cov_tags_full, TAGS, b.n_err, b.n_bad, b.cov_dup, b.cov_badbc, b.cov_badla, b.n_unexp, b.n_rd_zero, b.n_wr_zero, b.n_mmio_rd,
+                b.cov_tags_full, TAGS, b.n_err, b.n_bad, b.cov_dup, b.cov_badbc, b.cov_badla, b.n_unexp, b.n_rd_zero, b.n_wr_zero, b.cov_rc_multi, b.cov_rc_held, b.n_mmio_rd,
                 b.n_mmio_wr, b.n_unsup);
     if (n >= 1000) {
         b.chk.expect(b.cov_split > 1000 && b.cov_ooo > 100 && b.cov_4k > 50 && b.tag_uses.size() == TAGS &&
                          b.cov_tags_full > 0 && b.n_err > 5 && b.cov_dup > 2 && b.cov_badbc > 2 && b.cov_badla > 2 && b.n_unexp > 2 && b.n_rd_zero > 0 &&
-                         b.n_wr_zero > 0 && b.n_unsup > 10 && b.n_mmio_rd > 50 && b.n_mmio_wr > 50,
+                         b.n_wr_zero > 0 && b.n_unsup > 10 && b.n_mmio_rd > 50 && b.n_mmio_wr > 50 &&
+                         b.cov_rc_multi > 500 && b.cov_rc_held > 100,
                      "coverage too thin");
     }
 
     // Throughput: ideal host (always ready, no gaps, no faults), round trip
     // of 100 cycles.
-    auto perf = [&](const char *what, bool rd, uint32_t len, double split, unsigned count) {
+    auto perf = [&](const char *what, bool rd, uint32_t len, double split, unsigned count, unsigned straddle = 1) {
         b.cfg = Config{1.0, 0.0, 1.0, 0.0, 1.0, 100, 100, split, false, false, false, true};
+        b.cfg.straddle = straddle;
+        b.cfg.pack = 1.0;
         b.mps_code = 1;
         b.mrrs_code = 2;
         uint64_t base = rd ? 0x100000000ULL : 0x200000000ULL;
@@ -878,9 +911,17 @@ int main(int argc, char **argv) {
     };
     double r1 = perf("DMA read, 512 B completions", true, 4096, 0.0, 256);
     double r2 = perf("DMA read, 64 B (RCB) completions", true, 4096, 1.0, 256);
+    double r3 = perf("DMA read, 512 B completions, 2-TLP straddle", true, 4096, 0.0, 256, 2);
+    double r4 = perf("DMA read, 64 B (RCB) completions, 2-TLP straddle", true, 4096, 1.0, 256, 2);
+    double r5 = perf("DMA read, 512 B completions, 4-TLP straddle", true, 4096, 0.0, 256, 4);
+    double r6 = perf("DMA read, 64 B (RCB) completions, 4-TLP straddle", true, 4096, 1.0, 256, 4);
     double w1 = perf("DMA write, MPS 256", false, 4096, 0.0, 64);
-    // 512 B completion = 12 + 512 bytes = 9 beats; 64 B = 2 beats; a 256 B write = 5 beats.
-    b.chk.expect(r1 > 0.97 * 512.0 / 9 && r2 > 0.97 * 64.0 / 2 && w1 > 0.97 * 256.0 / 5,
+    // A completion of 12 + 512 bytes: 9 beats; straddled, the next starts at
+    // byte 544 (2) or 528 (4). One of 12 + 64 bytes: 2 beats; straddled, 96
+    // or 80 bytes apart. A 256 B write = 5 beats.
+    b.chk.expect(r1 > 0.97 * 512.0 / 9 && r2 > 0.97 * 64.0 / 2 && r3 > 0.97 * 512.0 * 64 / 544 &&
+                     r4 > 0.97 * 64.0 * 64 / 96 && r5 > 0.97 * 512.0 * 64 / 528 && r6 > 0.97 * 64.0 * 64 / 80 &&
+                     w1 > 0.97 * 256.0 / 5,
                  "throughput below the interface bound");
 
     // Latency (one 64-byte read, idle engine): request to RQ, last RC beat to
