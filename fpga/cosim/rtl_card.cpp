@@ -42,6 +42,7 @@
 #include "kite_fw/fw.hpp"
 #include "kite_fw/hal.hpp"
 #include "kite_fw/port_hal.hpp"
+#include "pcie_rc.hpp"
 #include "verilated.h"
 
 namespace {
@@ -209,7 +210,10 @@ private:
     std::chrono::steady_clock::time_point stats_written_{};
 
     // Host side of the PCIe interfaces.
-    std::deque<Beat> cq_beats_, rc_beats_;
+    std::deque<Beat> cq_beats_;
+    // Read completions split at a 64-byte RCB (as Intel root complexes do),
+    // straddled up to four per beat (the card's core configuration).
+    tb::pcie::RcStream rc_;
     std::vector<Beat> rq_tlp_;
     std::deque<uint64_t> cc_data_;
     uint8_t mmio_tag_ = 0;
@@ -324,8 +328,9 @@ void kite_card::cycle() {
     } else {
         m.cq_tvalid_i = 0;
     }
-    if (!rc_beats_.empty()) {
-        const Beat &b = rc_beats_.front();
+    if (!rc_.beats.empty()) {
+        tb::pcie::RcBeat &b = rc_.beats.front();
+        b.shown = true;
         m.rc_tvalid_i = 1;
         put_bytes(m.rc_tdata_i, b.d.data(), 64);
         m.rc_tkeep_i = b.keep;
@@ -388,7 +393,7 @@ void kite_card::cycle() {
     if (m.cq_tvalid_i && m.cq_tready_o)
         cq_beats_.pop_front();
     if (m.rc_tvalid_i && m.rc_tready_o)
-        rc_beats_.pop_front();
+        rc_.beats.pop_front();
     for (unsigned p = 0; p < 2; p++) {
         if ((m.rx_tvalid_i >> p & 1) && (m.rx_tready_o >> p & 1)) {
             size_t n = std::min<size_t>(64, rx_q_[p].front().size() - rx_off_[p]);
@@ -482,7 +487,7 @@ void kite_card::run() {
     const unsigned need = tx_armed_ ? QUIET_TX : QUIET;
     tx_armed_ = false;
     for (uint64_t n = 0; quiet < need && n < RUN_LIMIT; n++) {
-        bool busy = !cq_beats_.empty() || !rc_beats_.empty() || !rx_q_[0].empty() || !rx_q_[1].empty();
+        bool busy = !cq_beats_.empty() || !rc_.beats.empty() || !rx_q_[0].empty() || !rx_q_[1].empty();
         cycle();
         busy = busy || m.rq_tvalid_o || m.cc_tvalid_o || m.tx_tvalid_o || m.msix_valid_o || !rq_tlp_.empty();
         quiet = busy ? 0 : quiet + 1;
@@ -579,28 +584,10 @@ void kite_card::host_rq_tlp() {
         unsigned cdw = unsigned((first + len - dwa + 3) / 4);
         std::vector<uint8_t> data(4 * size_t(cdw));
         bool ok = ops_.dma_read(ops_.opaque, fn, first, data.data() + (first - dwa), len) == 0;
-        std::vector<uint8_t> b(12 + (ok ? data.size() : 0));
-        setbits(b.data(), 0, 12, first & 0xfff);
-        setbits(b.data(), 16, 13, len);
-        setbits(b.data(), 30, 1, 1);
-        setbits(b.data(), 32, 11, ok ? cdw : 0);
-        setbits(b.data(), 43, 3, ok ? 0 : 1);  // Unsupported Request: the IOMMU said no
-        setbits(b.data(), 64, 8, tag);
-        if (ok)
-            std::copy(data.begin(), data.end(), b.begin() + 12);
-        size_t nb = (b.size() + 63) / 64;
-        for (size_t k = 0; k < nb; k++) {
-            Beat bt;
-            size_t n = std::min<size_t>(64, b.size() - 64 * k);
-            std::copy_n(b.begin() + long(64 * k), n, bt.d.begin());
-            bt.keep = uint16_t(0xffffu >> (16 - (n + 3) / 4));
-            bt.last = k + 1 == nb;
-            if (k == 0)
-                bt.user[2] |= 1u;
-            if (bt.last)
-                bt.user[2] |= (1u << 12) | (uint32_t((n + 3) / 4 - 1) << 16);
-            rc_beats_.push_back(bt);
-        }
+        // Not ok: Unsupported Request, the IOMMU said no.
+        for (const auto &t : tb::pcie::read_completions(first, len, tag, ok, 64,
+                                                        [&](uint64_t a) { return data[a - dwa]; }))
+            rc_.push(t);
     } else if (type == 1) {
         // Posted: bytes by enables, one host write per contiguous run.
         std::vector<uint8_t> buf;

@@ -1,6 +1,8 @@
 // What surrounds kite_card in its testbenches: a PCIe host (memory serving
 // RQ reads with RC completions and taking RQ writes, MMIO requests on CQ,
-// completions on CC; PG213 512-bit descriptors as in tb_pcie) and two C++
+// completions on CC; PG213 512-bit descriptors as in tb_pcie; completions
+// split at a 64-byte RCB, as Intel root complexes do, on the RC stream with
+// the 4-TLP straddle the card's core is configured for) and two C++
 // MAC ports. Shared by tb_card (kite_card, the firmware played by the
 // testbench) and tb_card_sys (kite_card_sys, the firmware on the soft CPU).
 //
@@ -15,6 +17,7 @@
 #include <set>
 #include <vector>
 
+#include "pcie_rc.hpp"
 #include "tb.hpp"
 
 namespace card_tb {
@@ -51,7 +54,9 @@ struct Env {
     struct {
         std::vector<uint8_t> mem = std::vector<uint8_t>(MEM);
     } host;
-    std::deque<Beat> cq_beats, rc_beats;
+    std::deque<Beat> cq_beats;
+    tb::pcie::RcStream rc;
+    unsigned rcb = 64;           // the host's Read Completion Boundary (0: one completion per read)
     std::vector<Beat> rq_tlp;
     std::vector<std::vector<uint8_t>> tx_frames[2];
     std::vector<uint8_t> tx_cur[2];
@@ -63,11 +68,12 @@ struct Env {
     // requests complete first (PCIe orders no completions of different reads).
     uint64_t slow_lo = 0, slow_hi = 0;
     unsigned slow_cycles = 0;
-    std::deque<std::pair<uint64_t, std::vector<Beat>>> slow_q;
+    std::deque<std::pair<uint64_t, std::vector<std::vector<uint8_t>>>> slow_q;   // (due, completions)
     std::set<unsigned> rq_fns;   // requester functions of the RQ TLPs
     bool tbl_read_q = false;     // kite_card alone: a BAR4 read to answer (0, no table)
 
     explicit Env(tb::Checker &c) : chk(c) {
+        rc.straddle = 4;
         m.rq_tready_i = 1;
         m.rc_tvalid_i = 0;
         m.cq_tvalid_i = 0;
@@ -90,31 +96,11 @@ struct Env {
         if (type == 0) {
             uint64_t first = addr + tz4(fbe);
             uint32_t len = dw == 1 ? 4 - tz4(fbe) - lz4(fbe) : 4 * dw - tz4(fbe) - lz4(lbe);
-            uint64_t dwa = first & ~3ULL;
-            unsigned cdw = unsigned((first + len - dwa + 3) / 4);
             bool ok = first + len <= MEM;  // else Unsupported Request, no data
-            std::vector<uint8_t> b(12 + (ok ? 4 * size_t(cdw) : 0));
-            setbits(b.data(), 0, 12, first & 0xfff);
-            setbits(b.data(), 16, 13, len);
-            setbits(b.data(), 30, 1, 1);
-            setbits(b.data(), 32, 11, ok ? cdw : 0);
-            setbits(b.data(), 43, 3, ok ? 0 : 1);
-            setbits(b.data(), 64, 8, tag);
-            for (unsigned i = 0; ok && i < 4 * cdw; i++) b[12 + i] = host.mem[dwa + i];
-            size_t nb = (b.size() + 63) / 64;
-            const bool slow = first < slow_hi && first + len > slow_lo;
-            if (slow) slow_q.push_back({clk.cycle + slow_cycles, {}});
-            for (size_t k = 0; k < nb; k++) {
-                Beat bt;
-                size_t n = std::min<size_t>(64, b.size() - 64 * k);
-                std::copy_n(b.begin() + long(64 * k), n, bt.d.begin());
-                bt.keep = uint16_t(0xffffu >> (16 - (n + 3) / 4));
-                bt.last = k + 1 == nb;
-                if (k == 0) bt.user[2] |= 1u;
-                if (bt.last) bt.user[2] |= (1u << 12) | (uint32_t((n + 3) / 4 - 1) << 16);
-                if (slow) slow_q.back().second.push_back(bt);
-                else rc_beats.push_back(bt);
-            }
+            auto tlps = tb::pcie::read_completions(first, len, tag, ok, rcb,
+                                                   [&](uint64_t a) { return host.mem[a]; });
+            if (first < slow_hi && first + len > slow_lo) slow_q.push_back({clk.cycle + slow_cycles, std::move(tlps)});
+            else for (const auto &t : tlps) rc.push(t);
         } else if (type == 1) {
             for (unsigned j = 0; j < dw; j++) {
                 unsigned be = j == 0 ? fbe : (j == dw - 1 ? lbe : 0xf);
@@ -151,7 +137,7 @@ struct Env {
     // Inputs for the coming edge: CQ and RC beats, RX frame beats.
     void drive() {
         while (!slow_q.empty() && slow_q.front().first <= clk.cycle) {
-            for (const Beat &bt : slow_q.front().second) rc_beats.push_back(bt);
+            for (const auto &t : slow_q.front().second) rc.push(t);
             slow_q.pop_front();
         }
         if (!cq_beats.empty()) {
@@ -164,8 +150,9 @@ struct Env {
         } else {
             m.cq_tvalid_i = 0;
         }
-        if (!rc_beats.empty()) {
-            const Beat &b = rc_beats.front();
+        if (!rc.beats.empty()) {
+            tb::pcie::RcBeat &b = rc.beats.front();
+            b.shown = true;
             m.rc_tvalid_i = 1;
             tb::put_bytes(m.rc_tdata_i, b.d.data(), 64);
             m.rc_tkeep_i = b.keep;
@@ -201,7 +188,7 @@ struct Env {
     void sample() {
         if constexpr (requires { m.tbl_req_valid_o; }) tbl_read_q = m.tbl_req_valid_o && !m.tbl_req_write_o;
         if (m.cq_tvalid_i && m.cq_tready_o) cq_beats.pop_front();
-        if (m.rc_tvalid_i && m.rc_tready_o) rc_beats.pop_front();
+        if (m.rc_tvalid_i && m.rc_tready_o) rc.beats.pop_front();
         for (unsigned p = 0; p < 2; p++) {
             if ((m.rx_tvalid_i >> p & 1) && (m.rx_tready_o >> p & 1)) {
                 size_t n = std::min<size_t>(64, rx_q[p].front().size() - rx_off[p]);

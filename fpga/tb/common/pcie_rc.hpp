@@ -87,4 +87,43 @@ private:
     unsigned tail_sops_ = 0, tail_eops_ = 0;
 };
 
+inline void set_bits(uint8_t *p, unsigned lo, unsigned n, uint64_t v) {
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t m = uint8_t(1u << ((lo + i) % 8));
+        if ((v >> i) & 1) p[(lo + i) / 8] |= m;
+        else p[(lo + i) / 8] &= uint8_t(~m);
+    }
+}
+
+// The completion TLPs a host returns for a memory read of len bytes at
+// first (PG213 Requester Completion Descriptor: [11:0] lower address, [28:16]
+// bytes still to come, [30] request completed, [42:32] DW count, [45:43]
+// status, [71:64] tag): split at rcb-byte boundaries (0: one completion), as
+// root complexes split at their Read Completion Boundary; byte(a) is the
+// byte at address a. Not ok: one Unsupported Request completion, no data.
+template <class Byte>
+std::vector<std::vector<uint8_t>> read_completions(uint64_t first, uint32_t len, unsigned tag, bool ok,
+                                                   unsigned rcb, Byte byte) {
+    std::vector<std::vector<uint8_t>> out;
+    uint64_t cur = first, end = first + len;
+    do {
+        uint64_t stop = end;
+        if (ok && rcb && (cur / rcb + 1) * rcb < end) stop = (cur / rcb + 1) * rcb;
+        uint64_t dwa = cur & ~3ULL;
+        unsigned dw = ok ? unsigned((stop - dwa + 3) / 4) : 0;
+        std::vector<uint8_t> t(12 + 4 * size_t(dw));
+        set_bits(t.data(), 0, 12, cur & 0xfff);
+        set_bits(t.data(), 16, 13, end - cur);
+        set_bits(t.data(), 30, 1, stop == end);
+        set_bits(t.data(), 32, 11, dw);
+        set_bits(t.data(), 43, 3, ok ? 0 : 1);
+        set_bits(t.data(), 64, 8, tag);
+        for (unsigned i = 0; i < 4 * dw; i++)
+            if (dwa + i >= cur && dwa + i < stop) t[12 + i] = byte(dwa + i);
+        out.push_back(std::move(t));
+        cur = stop;
+    } while (ok && cur < end);
+    return out;
+}
+
 }  // namespace tb::pcie

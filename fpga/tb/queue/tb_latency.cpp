@@ -19,6 +19,7 @@
 
 #include "Vkite_card.h"
 #include "kite_ref.hpp"
+#include "pcie_rc.hpp"
 #include "tb.hpp"
 
 #include "../../model/queue/queue.cpp"
@@ -108,7 +109,8 @@ struct Bench {
     tb::Checker &chk;
     std::vector<uint8_t> mem = std::vector<uint8_t>(MEM);
     Model ref;
-    std::deque<Beat> cq_beats, rc_beats, rx_beats;
+    std::deque<Beat> cq_beats, rx_beats;
+    tb::pcie::RcStream rc;     // the card's core straddles up to 4 TLPs per beat
     std::vector<Beat> rq_tlp;
     std::vector<uint8_t> tx_cur;
     std::vector<std::vector<uint8_t>> tx_frames;
@@ -135,11 +137,13 @@ struct Bench {
         m.now_us_i = 0;
         m.tick_i = 0;
         m.dev_status_i = 1;
+        rc.straddle = 4;
         clk.reset();
     }
 
     // A request TLP from the card: reads are answered at once (one completion
-    // with all the data), writes land in memory.
+    // with all the data, as a host with a 512-byte RCB would for a read
+    // within its boundary), writes land in memory.
     void host_rq_tlp() {
         const uint8_t *d0 = rq_tlp[0].d.data();
         uint64_t addr = bits(d0, 2, 62) << 2;
@@ -148,26 +152,9 @@ struct Bench {
         if (type == 0) {
             uint64_t first = addr + tz4(fbe);
             uint32_t len = dw == 1 ? 4 - tz4(fbe) - lz4(fbe) : 4 * dw - tz4(fbe) - lz4(lbe);
-            uint64_t dwa = first & ~3ULL;
-            unsigned cdw = unsigned((first + len - dwa + 3) / 4);
-            std::vector<uint8_t> b(12 + 4 * size_t(cdw));
-            setbits(b.data(), 0, 12, first & 0xfff);
-            setbits(b.data(), 16, 13, len);
-            setbits(b.data(), 30, 1, 1);
-            setbits(b.data(), 32, 11, cdw);
-            setbits(b.data(), 64, 8, tag);
-            for (unsigned i = 0; i < 4 * cdw; i++) b[12 + i] = dwa + i < MEM ? mem[dwa + i] : 0;
-            size_t nb = (b.size() + 63) / 64;
-            for (size_t k = 0; k < nb; k++) {
-                Beat bt;
-                size_t n = std::min<size_t>(64, b.size() - 64 * k);
-                std::copy_n(b.begin() + long(64 * k), n, bt.d.begin());
-                bt.keep = uint16_t(0xffffu >> (16 - (n + 3) / 4));
-                bt.last = k + 1 == nb;
-                if (k == 0) bt.user[2] |= 1u;
-                if (bt.last) bt.user[2] |= (1u << 12) | (uint32_t((n + 3) / 4 - 1) << 16);
-                rc_beats.push_back(bt);
-            }
+            for (const auto &t : tb::pcie::read_completions(first, len, tag, true, 0,
+                                                            [&](uint64_t a) { return a < MEM ? mem[a] : 0; }))
+                rc.push(t);
         } else if (type == 1) {
             for (unsigned j = 0; j < dw; j++) {
                 unsigned be = j == 0 ? fbe : (j == dw - 1 ? lbe : 0xf);
@@ -210,8 +197,15 @@ struct Bench {
         };
         m.cq_tvalid_i = !cq_beats.empty();
         if (m.cq_tvalid_i) drive(m.cq_tdata_i, m.cq_tkeep_i, m.cq_tlast_i, m.cq_tuser_i, cq_beats.front());
-        m.rc_tvalid_i = !rc_beats.empty();
-        if (m.rc_tvalid_i) drive(m.rc_tdata_i, m.rc_tkeep_i, m.rc_tlast_i, m.rc_tuser_i, rc_beats.front());
+        m.rc_tvalid_i = !rc.beats.empty();
+        if (m.rc_tvalid_i) {
+            tb::pcie::RcBeat &b = rc.beats.front();
+            b.shown = true;
+            tb::put_bytes(m.rc_tdata_i, b.d.data(), 64);
+            m.rc_tkeep_i = b.keep;
+            m.rc_tlast_i = b.last;
+            for (size_t i = 0; i < 6; i++) m.rc_tuser_i[i] = b.user[i];
+        }
         // MAC RX port 1.
         m.rx_tvalid_i = rx_beats.empty() ? 0 : 2;
         if (!rx_beats.empty()) {
@@ -230,7 +224,7 @@ struct Bench {
             cq_beats.pop_front();
             t_db = clk.cycle;
         }
-        if (m.rc_tvalid_i && m.rc_tready_o) rc_beats.pop_front();
+        if (m.rc_tvalid_i && m.rc_tready_o) rc.beats.pop_front();
         if ((m.rx_tvalid_i & 2) && (m.rx_tready_o & 2)) {
             if (t_rx_first == 0) t_rx_first = clk.cycle;
             if (rx_beats.front().last) t_rx_last = clk.cycle;
