@@ -925,6 +925,7 @@ module kite_card #(
     .wr_req_addr_o(x_wr_addr), .wr_req_len_o(x_wr_len),
     .wr_data_valid_o(x_wd_valid), .wr_data_ready_i(x_wd_ready), .wr_data_o(x_wd),
     .wr_done_i(wr_done), .wr_done_id_i(wr_done_id), .wr_done_err_i(wr_done_err),
+    .wr_wait_i(1'b0),   // PCIe writes are posted: none fails (kite_rx_dma's header)
     .cqe_valid_o(x_cqe_valid), .cqe_ready_i(x_cqe_ready), .cqe_cqn_o(x_cqe_cqn), .cqe_data_o(x_cqe_data),
     .rqci_valid_o(rqci_valid), .rqci_ready_i(rqci_ready), .rqci_qn_o(rqci_qn), .rqci_ci_o(rqci_ci),
     .rqerr_valid_o(rq_err_o), .rqerr_qn_o(rq_err_qn_o), .rqerr_write_o(x_rqerr_write),

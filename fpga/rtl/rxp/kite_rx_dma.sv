@@ -55,11 +55,16 @@
 // it, as the model reads it then; lines are dropped on a context write and
 // on ERR. Frames are checked one per cycle (dispatch), their writes issued
 // per scatter entry one per cycle (scatter), and retired in order once
-// their writes are done (CQE, ci, ev). A frame's writes wait for the outcome of the writes of
-// the previous delivering frame of its RQ (a failure would have put the RQ
-// in ERR first); those of other RQs go ahead. Frames dispatched meanwhile
-// are speculative and turn into the model's NO_BUF at retire when the RQ
-// went to ERR (their writes are never issued, ci is rolled back).
+// their writes are done (CQE, ci, ev). With wr_wait_i, a frame's writes
+// wait for the outcome of the writes of the previous delivering frame of its
+// RQ (a failure would have put the RQ in ERR first); those of other RQs go
+// ahead. Frames dispatched meanwhile are speculative and turn into the
+// model's NO_BUF at retire when the RQ went to ERR (their writes are never
+// issued, ci is rolled back). That is the model's rule for a DMA port whose
+// writes can fail; PCIe memory writes are posted (no completion, nothing to
+// fail on the card's side: kite_pcie_wr reports an error only for the
+// zero-length requests this block never makes), so the card clears
+// wr_wait_i and one RQ's frames stream their writes back to back.
 module kite_rx_dma #(
   parameter int unsigned NQ      = 512,
   parameter int unsigned FN_W    = 5,
@@ -157,6 +162,7 @@ module kite_rx_dma #(
   input  logic                  wr_done_i,
   input  logic [ID_W-1:0]       wr_done_id_i,
   input  logic                  wr_done_err_i,
+  input  logic                  wr_wait_i,      // a frame's writes await the RQ's previous frame's (above)
 
   // CQE to the CQ writer (kite_cq CMD_CQE).
   output logic                  cqe_valid_o,
@@ -1252,7 +1258,7 @@ module kite_rx_dma #(
         todo_q[dp_i]     <= d_ok && dlen_d != '0;
         fin_q[dp_i]      <= !(d_ok && dlen_d != '0);
         cancel_q[dp_i]   <= 1'b0;
-        pv_q[dp_i]       <= d_ok && prev_v_d;
+        pv_q[dp_i]       <= d_ok && prev_v_d && wr_wait_i;
         err_q[dp_i]      <= 1'b0;
         pq_q[dp_i]       <= qn;
         prev_q[dp_i]     <= lr_q[h];
