@@ -21,7 +21,7 @@ cxx=(g++ -std=c++20 -O2 -fPIC -fvisibility=hidden -Wall -Wextra -Werror)
 vinc=/usr/share/verilator/include
 tools=$( (verilator --version; g++ --version) | sha256sum | cut -c1-16)
 rtl_stamp=$( (cat "${rtl[@]}"; echo "${vflags[*]}"; echo "$tools") | sha256sum | cut -c1-16)
-stamp=$( (echo "$rtl_stamp"; cat fpga/cosim/rtl_card.cpp fpga/tb/common/pcie_rc.hpp fpga/model/card/abi_export.hpp fpga/model/card/flash.hpp fpga/cosim/exports.map fpga/cosim/build.sh \
+stamp=$( (echo "$rtl_stamp"; cat fpga/cosim/rtl_card.cpp fpga/tb/common/pcie_host.hpp fpga/model/card/abi_export.hpp fpga/model/card/flash.hpp fpga/cosim/exports.map fpga/cosim/build.sh \
     firmware/src/*.cpp firmware/include/kite_fw/*.hpp fpga/model/include/kite/*.h fpga/model/include/kite/*.hpp) |
     sha256sum | cut -c1-16)
 lib=$out/libkite_rtlcard.so

@@ -42,7 +42,7 @@
 #include "kite_fw/fw.hpp"
 #include "kite_fw/hal.hpp"
 #include "kite_fw/port_hal.hpp"
-#include "pcie_rc.hpp"
+#include "pcie_host.hpp"
 #include "verilated.h"
 
 namespace {
@@ -159,7 +159,7 @@ private:
     void settle();
     void rearm();
     void write_stats(std::chrono::steady_clock::time_point now);
-    void host_rq_tlp();
+    void host_rq_tlp(const tb::pcie::RqTlp &t);
     void queue_cq_tlp(uint16_t fn, unsigned bar, uint64_t off, bool write, uint64_t val, unsigned size);
     uint64_t bar0_read(uint32_t off, unsigned size);
     // fw::PortHal: kite_card's firmware ports, and the PHY beside them.
@@ -214,7 +214,7 @@ private:
     // Read completions split at a 64-byte RCB (as Intel root complexes do),
     // straddled up to four per beat (the card's core configuration).
     tb::pcie::RcStream rc_;
-    std::vector<Beat> rq_tlp_;
+    tb::pcie::RqStream rqs_;   // RQ beats (a read may ride on a write's last beat)
     std::deque<uint64_t> cc_data_;
     uint8_t mmio_tag_ = 0;
     // MAC side.
@@ -429,11 +429,13 @@ void kite_card::cycle() {
             b.d[i] = get_byte(m.rq_tdata_o, i);
         for (size_t i = 0; i < 5; i++)
             b.user[i] = m.rq_tuser_o[i];
-        rq_tlp_.push_back(b);
-        if (m.rq_tlast_o) {
-            cqe_written_ = cqe_written_ || bits(rq_tlp_[0].d.data(), 75, 4) == 1;
-            host_rq_tlp();
-            rq_tlp_.clear();
+        for (const auto &t : rqs_.push(b.d, b.user)) {
+            cqe_written_ = cqe_written_ || bits(t.bytes.data(), 75, 4) == 1;
+            host_rq_tlp(t);
+        }
+        if (!rqs_.error.empty()) {
+            logf(0, "kite-rtl: %s", rqs_.error.c_str());
+            rqs_.error.clear();
         }
     }
     if (m.cc_tvalid_o && m.cc_tlast_o) {
@@ -489,7 +491,7 @@ void kite_card::run() {
     for (uint64_t n = 0; quiet < need && n < RUN_LIMIT; n++) {
         bool busy = !cq_beats_.empty() || !rc_.beats.empty() || !rx_q_[0].empty() || !rx_q_[1].empty();
         cycle();
-        busy = busy || m.rq_tvalid_o || m.cc_tvalid_o || m.tx_tvalid_o || m.msix_valid_o || !rq_tlp_.empty();
+        busy = busy || m.rq_tvalid_o || m.cc_tvalid_o || m.tx_tvalid_o || m.msix_valid_o || rqs_.open();
         quiet = busy ? 0 : quiet + 1;
     }
 }
@@ -571,12 +573,12 @@ void kite_card::rearm() {
 // A request TLP from the card: reads answered with one completion, writes
 // stored, each on behalf of the descriptor's requester function (PF 0, VFs
 // 1..), as the model's DMA calls carry the queue's function.
-void kite_card::host_rq_tlp() {
-    const uint8_t *d0 = rq_tlp_[0].d.data();
+void kite_card::host_rq_tlp(const tb::pcie::RqTlp &t) {
+    const uint8_t *d0 = t.bytes.data();
     uint64_t addr = bits(d0, 2, 62) << 2;
     const kite_fn_t fn = kite_fn_t(card_fn(unsigned(bits(d0, 80, 8))));
     unsigned dw = unsigned(bits(d0, 64, 11)), type = unsigned(bits(d0, 75, 4)), tag = unsigned(bits(d0, 96, 8));
-    unsigned fbe = rq_tlp_[0].user[0] & 0xf, lbe = (rq_tlp_[0].user[0] >> 8) & 0xf;
+    unsigned fbe = t.fbe, lbe = t.lbe;
     if (type == 0) {
         uint64_t first = addr + tz4(fbe);
         uint32_t len = dw == 1 ? 4 - tz4(fbe) - lz4(fbe) : 4 * dw - tz4(fbe) - lz4(lbe);
@@ -606,7 +608,7 @@ void kite_card::host_rq_tlp() {
                 if (be >> k & 1) {
                     if (buf.empty())
                         start = a;
-                    buf.push_back(rq_tlp_[s / 64].d[s % 64 + k]);
+                    buf.push_back(t.bytes[s + k]);
                 } else {
                     flush();
                 }

@@ -2,7 +2,9 @@
 // (PCIE40E4 via pcie4_uscale_plus, PG213) with 512-bit AXI-Stream at 250 MHz
 // for the Alveo U250. Every interface is in DWORD-aligned mode. RC takes the
 // core's 4-TLP straddle (fpga/syn/vivado/ip.tcl; a stream without straddle
-// is read the same way); RQ, CQ and CC are not straddled.
+// is read the same way); RQ's 2-TLP straddle carries a read request at DW 8
+// of a write's last beat when the write ends at DW 7 or before; CQ and CC
+// are not straddled.
 //
 // * kite_pcie_rc: the RC stream cut into completion pieces (straddle).
 // * kite_pcie_rd: DMA reads, RQ read requests + RC completions reordered.
@@ -19,13 +21,18 @@
 // names the core's function as completer.
 //
 // RQ is shared at TLP granularity, alternating between reads and writes when
-// both wait. Reads and writes are independent channels: a read passes
+// both wait; a waiting read request also rides in the upper half of a write
+// TLP's last beat when that half is free (an RX frame of 60 bytes ends its
+// data write at DW 2, so TX's WQE and gather reads cost no beat of their
+// own then). Reads and writes are independent channels: a read passes
 // writes that have not yet reached RQ, so a client orders read-after-write
 // by waiting for wr_done_o.
 //
-// PG213 512-bit RQ tuser: [3:0] first BE, [11:8] last BE, [19:16]
-// addr_offset (0 in DWORD-aligned mode), [21:20] is_sop, [27:26] is_eop,
-// [31:28] is_eop0_ptr, [36] discontinue; the rest (TPH, sequence numbers,
+// PG213 512-bit RQ tuser: [7:0] first BE, [15:8] last BE (4 bits each for
+// the first and second TLP starting in the beat), [19:16] addr_offset (0 in
+// DWORD-aligned mode), [21:20] is_sop, [23:22] is_sop0_ptr, [25:24]
+// is_sop1_ptr (0: DW 0, 2: DW 8), [27:26] is_eop, [31:28] is_eop0_ptr,
+// [35:32] is_eop1_ptr, [36] discontinue; the rest (TPH, sequence numbers,
 // parity) is 0. RC: TLPs delimited by tuser's is_sop/is_eop (kite_pcie_rc);
 // tlast and tkeep are not used (straddle sets them to 0 and all ones).
 module kite_pcie #(
@@ -194,10 +201,13 @@ module kite_pcie #(
 
   // RQ arbiter: a write TLP holds RQ from its first beat to its last, and a
   // beat offered but not taken stays offered (AXI-Stream).
-  logic wr_lock_q, prefer_rd_q, grant_wr, stall_q, stall_wr_q;
+  // A read rides on a write's last beat (ride) only as first offered: an
+  // offered beat that waits keeps its contents.
+  logic wr_lock_q, prefer_rd_q, grant_wr, stall_q, stall_wr_q, stall_ride_q, ride;
   assign grant_wr  = wr_lock_q || (stall_q ? stall_wr_q : (wrq_valid && (!rdq_valid || !prefer_rd_q)));
+  assign ride      = stall_q ? stall_ride_q : (grant_wr && wrq_valid && wrq_last && !wrq_eop[3] && rdq_valid);
   assign wrq_ready = grant_wr && rq_tready_i;
-  assign rdq_ready = !grant_wr && rq_tready_i;
+  assign rdq_ready = (!grant_wr || ride) && rq_tready_i;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -205,9 +215,11 @@ module kite_pcie #(
       prefer_rd_q <= 1'b0;
       stall_q     <= 1'b0;
       stall_wr_q  <= 1'b0;
+      stall_ride_q <= 1'b0;
     end else begin
       stall_q    <= rq_tvalid_o && !rq_tready_i;
       stall_wr_q <= grant_wr;
+      stall_ride_q <= ride;
       if (wrq_valid && wrq_ready) begin
         wr_lock_q <= !wrq_last;
         if (wrq_last) prefer_rd_q <= 1'b1;
@@ -217,7 +229,19 @@ module kite_pcie #(
   end
 
   always_comb begin
-    if (grant_wr) begin
+    if (grant_wr && ride) begin
+      // The write ends in the lower half; the read's descriptor at DW 8.
+      rq_tvalid_o = 1'b1;
+      rq_tdata_o  = {128'd0, rdq_desc, wrq_data[255:0]};
+      rq_tkeep_o  = 16'h0fff;
+      rq_tlast_o  = 1'b1;
+      if (wrq_sop)   // the write starts here too: two TLP starts
+        rq_tuser_o = {100'd0, 1'b0, 4'd11, wrq_eop, 2'b11, 2'd2, 2'd0, 2'b11, 4'd0,
+                      rdq_lbe, wrq_lbe, rdq_fbe, wrq_fbe};
+      else
+        rq_tuser_o = {100'd0, 1'b0, 4'd11, wrq_eop, 2'b11, 2'd0, 2'd2, 2'b01, 4'd0,
+                      4'd0, rdq_lbe, 4'd0, rdq_fbe};
+    end else if (grant_wr) begin
       rq_tvalid_o = wrq_valid;
       rq_tdata_o  = wrq_data;
       rq_tkeep_o  = wrq_keep;

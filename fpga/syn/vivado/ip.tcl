@@ -17,8 +17,9 @@ proc kite_create_ips {dir} {
     # The IP is kite_pcie_ip: kite_pcie is the RTL adapter (fpga/rtl/pcie)
     # on its user interfaces, which expects: RC straddle with up to four
     # completions per beat (kite_pcie_rc delimits them by is_sop/is_eop; with
-    # 64-byte completions it doubles the read rate), no straddling on
-    # RQ/CQ/CC, the default DWORD-aligned mode (which straddle requires), tags chosen by the user logic (client tag:
+    # 64-byte completions it doubles the read rate), RQ straddle (a read
+    # request at DW 8 of a write's last beat), no straddling on CQ/CC, the
+    # default DWORD-aligned mode (which straddle requires), tags chosen by the user logic (client tag:
     # its reorder buffer is indexed by tag), MPS capability 256 bytes (its
     # MPS parameter; cfg_max_payload / cfg_max_read_req feed it the
     # negotiated values). MSI-X with the table in user logic (kite_msix in
@@ -30,7 +31,7 @@ proc kite_create_ips {dir} {
         CONFIG.PCIE_BOARD_INTERFACE {pci_express_x16} \
         CONFIG.PL_LINK_CAP_MAX_LINK_SPEED {8.0_GT/s} \
         CONFIG.PL_LINK_CAP_MAX_LINK_WIDTH {X16} \
-        CONFIG.AXISTEN_IF_EXT_512_RQ_STRADDLE {false} \
+        CONFIG.AXISTEN_IF_EXT_512_RQ_STRADDLE {true} \
         CONFIG.AXISTEN_IF_EXT_512_CQ_STRADDLE {false} \
         CONFIG.AXISTEN_IF_RC_STRADDLE {true} \
         CONFIG.AXISTEN_IF_EXT_512_RC_4TLP_STRADDLE {true} \

@@ -17,7 +17,7 @@
 #include <set>
 #include <vector>
 
-#include "pcie_rc.hpp"
+#include "pcie_host.hpp"
 #include "tb.hpp"
 
 namespace card_tb {
@@ -57,7 +57,7 @@ struct Env {
     std::deque<Beat> cq_beats;
     tb::pcie::RcStream rc;
     unsigned rcb = 64;           // the host's Read Completion Boundary (0: one completion per read)
-    std::vector<Beat> rq_tlp;
+    tb::pcie::RqStream rqs;      // RQ beats (straddled: a read may ride on a write's last beat)
     std::vector<std::vector<uint8_t>> tx_frames[2];
     std::vector<uint8_t> tx_cur[2];
     std::deque<std::vector<uint8_t>> rx_q[2];
@@ -87,11 +87,11 @@ struct Env {
         m.mac_ev_i = 0;
     }
 
-    void host_rq_tlp() {
-        const uint8_t *d0 = rq_tlp[0].d.data();
+    void host_rq_tlp(const tb::pcie::RqTlp &t) {
+        const uint8_t *d0 = t.bytes.data();
         uint64_t addr = bits(d0, 2, 62) << 2;
         unsigned dw = unsigned(bits(d0, 64, 11)), type = unsigned(bits(d0, 75, 4)), tag = unsigned(bits(d0, 96, 8));
-        unsigned fbe = rq_tlp[0].user[0] & 0xf, lbe = (rq_tlp[0].user[0] >> 8) & 0xf;
+        unsigned fbe = t.fbe, lbe = t.lbe;
         rq_fns.insert(tb::card_fn(unsigned(bits(d0, 80, 8))));   // the core's number on the wire
         if (type == 0) {
             uint64_t first = addr + tz4(fbe);
@@ -106,7 +106,7 @@ struct Env {
                 unsigned be = j == 0 ? fbe : (j == dw - 1 ? lbe : 0xf);
                 size_t s = 16 + 4 * size_t(j);
                 for (unsigned b = 0; b < 4; b++)
-                    if ((be >> b & 1) && addr + 4 * j + b < MEM) host.mem[addr + 4 * j + b] = rq_tlp[s / 64].d[s % 64 + b];
+                    if ((be >> b & 1) && addr + 4 * j + b < MEM && s + b < t.bytes.size()) host.mem[addr + 4 * j + b] = t.bytes[s + b];
             }
         } else {
             chk.expect(false, "RQ request type %u", type);
@@ -206,8 +206,8 @@ struct Env {
             Beat b;
             for (unsigned i = 0; i < 64; i++) b.d[i] = tb::get_byte(m.rq_tdata_o, i);
             for (size_t i = 0; i < 5; i++) b.user[i] = m.rq_tuser_o[i];
-            rq_tlp.push_back(b);
-            if (m.rq_tlast_o) { host_rq_tlp(); rq_tlp.clear(); }
+            for (const auto &t : rqs.push(b.d, b.user)) host_rq_tlp(t);
+            chk.expect(rqs.error.empty(), "%s", rqs.error.c_str());
         }
         if (m.cc_tvalid_o && m.cc_tready_i) {
             uint64_t v = 0;

@@ -19,7 +19,7 @@
 
 #include "Vkite_card.h"
 #include "kite_ref.hpp"
-#include "pcie_rc.hpp"
+#include "pcie_host.hpp"
 #include "tb.hpp"
 
 #include "../../model/queue/queue.cpp"
@@ -111,7 +111,7 @@ struct Bench {
     Model ref;
     std::deque<Beat> cq_beats, rx_beats;
     tb::pcie::RcStream rc;     // the card's core straddles up to 4 TLPs per beat
-    std::vector<Beat> rq_tlp;
+    tb::pcie::RqStream rqs;    // RQ beats (a read may ride on a write's last beat)
     std::vector<uint8_t> tx_cur;
     std::vector<std::vector<uint8_t>> tx_frames;
     uint8_t mmio_tag = 0;
@@ -144,11 +144,11 @@ struct Bench {
     // A request TLP from the card: reads are answered at once (one completion
     // with all the data, as a host with a 512-byte RCB would for a read
     // within its boundary), writes land in memory.
-    void host_rq_tlp() {
-        const uint8_t *d0 = rq_tlp[0].d.data();
+    void host_rq_tlp(const tb::pcie::RqTlp &t) {
+        const uint8_t *d0 = t.bytes.data();
         uint64_t addr = bits(d0, 2, 62) << 2;
         unsigned dw = unsigned(bits(d0, 64, 11)), type = unsigned(bits(d0, 75, 4)), tag = unsigned(bits(d0, 96, 8));
-        unsigned fbe = rq_tlp[0].user[0] & 0xf, lbe = (rq_tlp[0].user[0] >> 8) & 0xf;
+        unsigned fbe = t.fbe, lbe = t.lbe;
         if (type == 0) {
             uint64_t first = addr + tz4(fbe);
             uint32_t len = dw == 1 ? 4 - tz4(fbe) - lz4(fbe) : 4 * dw - tz4(fbe) - lz4(lbe);
@@ -160,7 +160,7 @@ struct Bench {
                 unsigned be = j == 0 ? fbe : (j == dw - 1 ? lbe : 0xf);
                 size_t s = 16 + 4 * size_t(j);
                 for (unsigned b = 0; b < 4; b++)
-                    if ((be >> b & 1) && addr + 4 * j + b < MEM) mem[addr + 4 * j + b] = rq_tlp[s / 64].d[s % 64 + b];
+                    if ((be >> b & 1) && addr + 4 * j + b < MEM) mem[addr + 4 * j + b] = t.bytes[s + b];
             }
             if (addr >= CQ1 && addr < CQ1 + (32u << CQ_LOG)) t_cq1 = clk.cycle;
             if (addr >= CQ2 && addr < CQ2 + (32u << CQ_LOG)) t_cq2 = clk.cycle;
@@ -245,11 +245,8 @@ struct Bench {
             Beat b;
             for (unsigned i = 0; i < 64; i++) b.d[i] = tb::get_byte(m.rq_tdata_o, i);
             for (size_t i = 0; i < 5; i++) b.user[i] = m.rq_tuser_o[i];
-            rq_tlp.push_back(b);
-            if (m.rq_tlast_o) {
-                host_rq_tlp();
-                rq_tlp.clear();
-            }
+            for (const auto &t : rqs.push(b.d, b.user)) host_rq_tlp(t);
+            chk.expect(rqs.error.empty(), "%s", rqs.error.c_str());
         }
         clk.tick();
         m.fw_fn_we_i = 0;

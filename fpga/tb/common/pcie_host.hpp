@@ -1,7 +1,9 @@
-// Requester completion (RC) beats as the UltraScale+ PCIe core presents them
-// (PG213, 512-bit, DWORD-aligned mode), for the host models of the
-// testbenches and the co-simulation. A completion TLP is its 12-byte
-// descriptor followed by its payload DWs.
+// The host side of the UltraScale+ PCIe core's requester interfaces (PG213,
+// 512-bit, DWORD-aligned mode), for the host models of the testbenches and
+// the co-simulation: RC beats as the core presents them (RcStream,
+// read_completions) and the TLPs of the card's RQ beats (RqStream).
+//
+// RC: a completion TLP is its 12-byte descriptor followed by its payload DWs.
 //
 // * No straddle: each TLP starts a beat; tkeep marks its DWs, tlast its last
 //   beat, is_sop[0] its first, is_eop[0] with is_eop0_ptr its last DW.
@@ -19,6 +21,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <string>
 #include <vector>
 
 namespace tb::pcie {
@@ -125,5 +128,84 @@ std::vector<std::vector<uint8_t>> read_completions(uint64_t first, uint32_t len,
     } while (ok && cur < end);
     return out;
 }
+
+// RQ: the card's request TLPs out of its beats, with the core's 2-TLP
+// straddle (AXISTEN_IF_EXT_512_RQ_STRADDLE): s_axis_rq_tuser [7:0] first_be
+// and [15:8] last_be (4 bits per TLP starting in the beat, in order), [21:20]
+// is_sop, [23:22] is_sop0_ptr, [25:24] is_sop1_ptr (0: DW 0, 2: DW 8),
+// [27:26] is_eop, [31:28] is_eop0_ptr, [35:32] is_eop1_ptr (last DW). A TLP
+// starts at DW 0, or at DW 8 when the previous one ends in the same beat at
+// DW 7 or before; none starts while one is open. push() takes each accepted
+// beat and returns the TLPs it completes; a beat breaking the rules sets
+// error (the first message kept) and is parsed as far as it can be.
+struct RqTlp {
+    std::vector<uint8_t> bytes;   // descriptor (16 bytes) and payload
+    unsigned fbe = 0, lbe = 0;
+};
+
+class RqStream {
+public:
+    std::string error;
+    unsigned beats = 0, straddled = 0;   // beats taken; of which carried two TLP starts or ends
+
+    std::vector<RqTlp> push(const std::array<uint8_t, 64> &d, const std::array<uint32_t, 6> &user) {
+        std::vector<RqTlp> done;
+        const uint32_t u = user[0], u1 = user[1];
+        const unsigned sop = u >> 20 & 3, eop = u >> 26 & 3;
+        const unsigned sptr[2] = {u >> 22 & 3, u >> 24 & 3};
+        const unsigned eptr[2] = {u >> 28 & 0xf, u1 & 0xf};
+        const unsigned nsop = __builtin_popcount(sop), neop = __builtin_popcount(eop);
+        beats++;
+        if (nsop == 2 || neop == 2) straddled++;
+        if ((sop & 2 && !(sop & 1)) || (eop & 2 && !(eop & 1))) fail("is_sop / is_eop bit 1 without bit 0");
+        // Where TLPs start: the first at DW 0 unless one is open (then at DW 8).
+        unsigned start[2] = {0, 8};
+        if (nsop >= 1) {
+            start[0] = sptr[0] * 4;
+            if (nsop == 2) start[1] = sptr[1] * 4;
+            if (start[0] != (open_ ? 8u : 0u))
+                fail("the first TLP start at DW " + std::to_string(start[0]) + (open_ ? ", one open" : ", none open"));
+            if (nsop == 2 && (open_ || start[1] != 8)) fail("two TLP starts not at DW 0 and 8");
+        }
+        unsigned pos = 0, si = 0, ei = 0;
+        for (;;) {
+            if (!open_) {
+                if (si == nsop) break;
+                if (start[si] < pos) fail("a TLP starts inside the previous one");
+                pos = start[si];
+                cur_ = RqTlp{};
+                cur_.fbe = u >> (4 * si) & 0xf;
+                cur_.lbe = u >> (8 + 4 * si) & 0xf;
+                si++;
+                open_ = true;
+            }
+            unsigned end = 16;      // DW after the last one of the TLP in this beat
+            if (ei < neop) {
+                end = eptr[ei] + 1;
+                if (end <= pos) { fail("an end before its TLP's start"); end = pos + 1; }
+            }
+            cur_.bytes.insert(cur_.bytes.end(), d.begin() + 4 * pos, d.begin() + 4 * end);
+            pos = end;
+            if (ei < neop) {
+                ei++;
+                open_ = false;
+                done.push_back(std::move(cur_));
+                if (si < nsop && end > 8) fail("a second TLP after an end beyond DW 7");
+                continue;
+            }
+            break;          // the TLP goes on in the next beat
+        }
+        if (ei < neop) fail("an end without a TLP");
+        return done;
+    }
+    bool open() const { return open_; }
+
+private:
+    bool open_ = false;
+    RqTlp cur_;
+    void fail(const std::string &m) {
+        if (error.empty()) error = "RQ beat " + std::to_string(beats) + ": " + m;
+    }
+};
 
 }  // namespace tb::pcie
