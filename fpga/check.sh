@@ -135,7 +135,7 @@ if [ $quick -eq 0 ]; then
             # shellcheck disable=SC2086
             python3 fpga/syn/synth_card.py --top kite_card_sys --name card_sys --own kite_card_sys.sv \
                 "${common[@]}" $srcs >"$logs/card_sys.synth" 2>&1 || st=$?
-            result "synth card_sys (bottom-up: kite_card, kite_cpu_sys, kite_cpu_io)" $st "$logs/card_sys.synth"
+            result "synth card_sys (bottom-up: kite_card, kite_cpu_sys, kite_cpu_io, kite_flash)" $st "$logs/card_sys.synth"
             continue
         fi
         result "synth $name (yosys synth_xilinx -family xcup)" "$(cat "$logs/$name.synth.rc" 2>/dev/null || echo 1)" \

@@ -85,6 +85,7 @@ KITE_CTX ctx::qp_ctx s_qp[ctx::NUM_QP];
 KITE_CTX ctx::srq_ctx s_srq[ctx::NUM_SRQ];
 KITE_CTX ctx::ah_ctx s_ah[ctx::NUM_AH];
 KITE_CTX ctx::gid_ctx s_gid[ctx::NUM_GID];
+KITE_CTX uint8_t s_flash_old[4096], s_flash_sec[4096];  // flash_write's subsector, before and after
 
 class BoardHal final : public kite::fw::PortHal {
 public:
@@ -163,11 +164,67 @@ public:
     }
     void set_fw_version(uint32_t v) override { R(io::FW_VERSION) = v; }
     uint64_t serial() override { return R(io::SERIAL_LO) | uint64_t(R(io::SERIAL_HI)) << 32; }
-    // No flash controller on the board yet: the flash commands fail, the
-    // firmware runs its built-in image.
+    // The configuration flash through kite_flash: the firmware's layout
+    // (control block, two banks) from FLASH_WIN_BASE on.
     uint32_t flash_size() override { return kite::fw::FLASH_SIZE; }
-    bool flash_read(uint32_t, void *, uint32_t) override { return false; }
-    bool flash_write(uint32_t, const void *, uint32_t) override { return false; }
+    bool flash_read(uint32_t off, void *buf, uint32_t len) override {
+        if (off > kite::fw::FLASH_SIZE || len > kite::fw::FLASH_SIZE - off)
+            return false;
+        auto *d = static_cast<uint8_t *>(buf);
+        for (uint32_t done = 0; done < len;) {
+            const uint32_t n = len - done < io::FLASH_BUF_SIZE ? len - done : io::FLASH_BUF_SIZE;
+            if (!flash_op(io::FLASH_OP_READ, io::FLASH_WIN_BASE + off + done, n, FLASH_READ_US))
+                return false;
+            for (uint32_t i = 0; i < n; i += 4) {
+                const uint32_t w = R(io::FLASH_BUF + i);
+                for (uint32_t j = 0; j < 4 && i + j < n; j++)
+                    d[done + i + j] = uint8_t(w >> (8 * j));
+            }
+            done += n;
+        }
+        return true;
+    }
+    // Byte-exact, as the HAL promises: each 4 KiB subsector the range
+    // touches is read, merged, erased only where a bit must go from 0 to 1,
+    // and its pages programmed where they changed (or, after an erase,
+    // where they are not blank).
+    bool flash_write(uint32_t off, const void *buf, uint32_t len) override {
+        if (off > kite::fw::FLASH_SIZE || len > kite::fw::FLASH_SIZE - off)
+            return false;
+        uint8_t *old = s_flash_old, *sec = s_flash_sec;
+        const auto *src = static_cast<const uint8_t *>(buf);
+        while (len) {
+            const uint32_t base = off & ~(SUB - 1), at = off - base;
+            const uint32_t n = len < SUB - at ? len : SUB - at;
+            if (!flash_read(base, old, SUB))
+                return false;
+            memcpy(sec, old, SUB);
+            memcpy(sec + at, src, n);
+            bool erase = false;
+            for (uint32_t i = at; i < at + n; i++)
+                erase = erase || (old[i] & sec[i]) != sec[i];
+            const uint32_t fa = io::FLASH_WIN_BASE + base;
+            if (erase && !flash_op(io::FLASH_OP_ERASE, fa, 0, FLASH_ERASE_US))
+                return false;
+            for (uint32_t p = 0; p < SUB; p += io::FLASH_BUF_SIZE) {
+                bool need = false;
+                for (uint32_t i = p; i < p + io::FLASH_BUF_SIZE; i++)
+                    need = need || (erase ? sec[i] != 0xff : sec[i] != old[i]);
+                if (!need)
+                    continue;
+                for (uint32_t i = 0; i < io::FLASH_BUF_SIZE; i += 4)
+                    R(io::FLASH_BUF + i) = uint32_t(sec[p + i]) | uint32_t(sec[p + i + 1]) << 8 |
+                                           uint32_t(sec[p + i + 2]) << 16 | uint32_t(sec[p + i + 3]) << 24;
+                if (!flash_op(io::FLASH_OP_PROGRAM, fa + p, io::FLASH_BUF_SIZE, FLASH_PROG_US))
+                    return false;
+            }
+            off += n, src += n, len -= n;
+        }
+        return true;
+    }
+    // HEARTBEAT: milliseconds since start().
+    void start() { boot_ns_ = now_ns(); }
+    void beat() { R(io::HEARTBEAT) = uint32_t((now_ns() - boot_ns_) / 1000000); }
     uint64_t now_ns() override {
         const uint32_t lo = R(io::TIME_LO);  // latches TIME_HI
         return uint64_t(R(io::TIME_HI)) << 32 | lo;
@@ -256,8 +313,38 @@ protected:
     }
 
 private:
+    // How long kite_flash may wait for the flash, before and after its
+    // command (MT25Q maxima: page program 1.8 ms, 4 KiB erase 400 ms; a
+    // READ waits only for what an earlier operation left running).
+    static constexpr uint32_t SUB = 4096;
+    static constexpr uint32_t FLASH_READ_US = 500'000, FLASH_PROG_US = 505'000, FLASH_ERASE_US = 900'000;
+    static_assert(kite::fw::FLASH_SIZE <= io::FLASH_WIN_SIZE, "the firmware's flash layout fits its window");
+
+    // One kite_flash operation; the controller bounds its own waits.
+    bool flash_op(uint32_t op, uint32_t addr, uint32_t len, uint32_t tmo_us) {
+        R(io::FLASH_ADDR) = addr;
+        R(io::FLASH_LEN) = len;
+        R(io::FLASH_TIMEOUT) = tmo_us;
+        R(io::FLASH_CMD) = op;
+        uint32_t st;
+        // An erase keeps the firmware here for up to 400 ms and an update
+        // for seconds: the heartbeat goes on, the firmware is alive.
+        for (uint32_t n = 1; (st = R(io::FLASH_STATUS)) & 1; n++)
+            if (!(n & 255))
+                beat();
+        const uint32_t err = st >> 4 & 15;
+        if (err == io::FLASH_ERR_NONE)
+            return true;
+        static const char *const why[] = {"", "unknown operation", "out of range", "timed out",
+                                          "write enable not set", "program/erase failed", "aborted"};
+        log(0, "fw: flash operation failed:");
+        log(0, err < sizeof(why) / sizeof(why[0]) ? why[err] : "?");
+        return false;
+    }
+
     bool fatal_ = false;
     uint16_t num_vfs_ = 0;
+    uint64_t boot_ns_ = 0;
 };
 
 BoardHal hal;
@@ -274,7 +361,7 @@ void set_status() {
 // (DEV_CTRL.RESET), WQs the datapath moved to ERR, the command rings, the
 // heartbeat (milliseconds since boot).
 int main() {
-    const uint64_t t0 = hal.now_ns();
+    hal.start();
     firmware.boot();
     set_status();
     for (;;) {
@@ -302,6 +389,6 @@ int main() {
         }
         firmware.poll();
         set_status();
-        R(io::HEARTBEAT) = uint32_t((hal.now_ns() - t0) / 1000000);
+        hal.beat();
     }
 }

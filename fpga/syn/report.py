@@ -88,8 +88,8 @@ upper bound of a flattened result. Its parts:
 {card}
 
 The card with its control CPU (``card_sys``, ``kite_card_sys``) is built
-the same way: its own logic (wiring only) plus the card's, ``kite_cpu_sys``'s
-and ``kite_cpu_io``'s results.
+the same way: its own logic (wiring only) plus the card's, ``kite_cpu_sys``'s,
+``kite_cpu_io``'s and ``kite_flash``'s results.
 
 Run ``fpga/check.sh`` to regenerate (synthesis is cached by source hash).
 """

@@ -22,7 +22,8 @@ No optimization crosses a block boundary, so the sum is an upper bound of
 what a flattened run would report.
 
 The same way, kite_card_sys (the card with its control CPU) is its own
-logic plus the results of kite_card (above), kite_cpu_sys and kite_cpu_io:
+logic plus the results of kite_card (above), kite_cpu_sys, kite_cpu_io and
+kite_flash:
 
   synth_card.py --top kite_card_sys --name card_sys --own kite_card_sys.sv FILE...
 

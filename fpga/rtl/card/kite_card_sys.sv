@@ -95,6 +95,13 @@ module kite_card_sys #(
   output logic                      uart_valid_o,
   output logic [7:0]                uart_data_o,
 
+  // The configuration flash (kite_flash; STARTUPE3 on the board).
+  output logic                      flash_sck_o,
+  output logic                      flash_cs_no,
+  output logic [3:0]                flash_dq_o,
+  output logic [3:0]                flash_dq_oe_o,
+  input  logic [3:0]                flash_dq_i,
+
   // Dropped MMIO writes and CQEs (kite_card): for a debug core.
   output logic [31:0]               mmio_wr_drop_o,
   output logic                      cqe_drop_o
@@ -108,6 +115,12 @@ module kite_card_sys #(
   logic [15:0] io_addr;
   logic [3:0]  io_be;
   logic [31:0] io_wdata, io_rdata;
+
+  // kite_cpu_io -> kite_flash (FLASH_REGS).
+  logic        fl_req, fl_we, fl_err;
+  logic [15:0] fl_addr;
+  logic [3:0]  fl_be;
+  logic [31:0] fl_wdata, fl_rdata;
 
   // kite_cpu_io -> kite_card (the card's fw_* and identity inputs).
   logic                 fw_fn_we;
@@ -313,7 +326,33 @@ module kite_card_sys #(
     .rq_err_i           (rq_err),
     .rq_err_qn_i        (rq_err_qn),
     .sq_err_i           (sq_err),
-    .sq_err_qn_i        (sq_err_qn)
+    .sq_err_qn_i        (sq_err_qn),
+    .flash_req_o        (fl_req),
+    .flash_we_o         (fl_we),
+    .flash_addr_o       (fl_addr),
+    .flash_be_o         (fl_be),
+    .flash_wdata_o      (fl_wdata),
+    .flash_err_i        (fl_err),
+    .flash_rdata_i      (fl_rdata)
+  );
+
+  kite_flash #(
+    .CLK_MHZ (CLK_MHZ)
+  ) u_flash (
+    .clk_i,
+    .rst_ni,
+    .req_i   (fl_req),
+    .we_i    (fl_we),
+    .addr_i  (fl_addr),
+    .be_i    (fl_be),
+    .wdata_i (fl_wdata),
+    .err_o   (fl_err),
+    .rdata_o (fl_rdata),
+    .sck_o   (flash_sck_o),
+    .cs_no   (flash_cs_no),
+    .dq_o    (flash_dq_o),
+    .dq_oe_o (flash_dq_oe_o),
+    .dq_i    (flash_dq_i)
   );
 
   kite_card #(

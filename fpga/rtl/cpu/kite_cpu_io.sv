@@ -21,7 +21,10 @@
 // Every access is answered the cycle after the request (registered reads);
 // an unmapped offset answers with an error (an access fault in the CPU).
 // Also here: the nanosecond clock (TIME), the card's microsecond time and
-// moderation tick, and a byte port for a debug UART.
+// moderation tick, and a byte port for a debug UART. FLASH_REGS
+// (0x400..0x5ff) goes to the flash controller (kite_flash, beside this
+// block in kite_card_sys) as the same one-cycle access; its answer, error
+// included, is the window's.
 module kite_cpu_io #(
   parameter int unsigned NQ      = 512,
   parameter int unsigned FN_W    = 5,
@@ -139,7 +142,16 @@ module kite_cpu_io #(
   input  logic                      rq_err_i,
   input  logic [$clog2(NQ)-1:0]     rq_err_qn_i,
   input  logic                      sq_err_i,
-  input  logic [$clog2(NQ)-1:0]     sq_err_qn_i
+  input  logic [$clog2(NQ)-1:0]     sq_err_qn_i,
+
+  // FLASH_REGS, forwarded (kite_flash's register side).
+  output logic                      flash_req_o,
+  output logic                      flash_we_o,
+  output logic [15:0]               flash_addr_o,
+  output logic [3:0]                flash_be_o,
+  output logic [31:0]               flash_wdata_o,
+  input  logic                      flash_err_i,
+  input  logic [31:0]               flash_rdata_i
 );
   localparam int unsigned PW = $clog2(NPORT);
   localparam int unsigned NW = 2 * NQ / 32;    // WQ_ERR words: RQs, then SQs
@@ -275,12 +287,14 @@ module kite_cpu_io #(
   // ---------------------------------------------------------------- the window
   // An access is taken in its first cycle (writes act then) and answered in
   // the next; a buffer access waits while the DMA engine has the port.
-  logic        pend_q, pend_err_q, pend_buf_q;
+  logic        pend_q, pend_err_q, pend_buf_q, pend_flash_q;
+  logic        cpu_flash;
   logic [31:0] pend_data_q;
   logic [15:0] a;
   assign a        = io_addr_i;
   assign cpu_buf  = a[15:13] == 3'(kite_cpu_io_pkg::DMA_BUF >> 13);
   assign cpu_bank = a[5:2];
+  assign cpu_flash = a[15:9] == 7'(kite_cpu_io_pkg::FLASH_REGS >> 9);
   assign cpu_go   = io_req_i && !pend_q && !(cpu_buf && b_dma);
 
   logic        map_ok;
@@ -292,6 +306,8 @@ module kite_cpu_io #(
       rd = cmd_data_q[a[4:2]];
     end else if (a[15:7] == 9'(kite_cpu_io_pkg::WQ_ERR >> 7)) begin
       rd = wqe_q[32*wqe_w +: 32];
+    end else if (cpu_flash) begin
+      rd = '0;                                // kite_flash answers, and judges the offset
     end else begin
       unique case (a)
         16'(kite_cpu_io_pkg::FW_VERSION):    rd = fw_version_o;
@@ -385,7 +401,7 @@ module kite_cpu_io #(
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      pend_q <= 1'b0; pend_err_q <= 1'b0; pend_buf_q <= 1'b0; pend_data_q <= '0;
+      pend_q <= 1'b0; pend_err_q <= 1'b0; pend_buf_q <= 1'b0; pend_flash_q <= 1'b0; pend_data_q <= '0;
       wq_a_q <= '0; wq_b_q <= '0; wq_cqn_q <= '0; wq_base_lo_q <= '0; wq_base_hi_q <= '0;
       cmd_op_q <= '0; for (int i = 0; i < 8; i++) cmd_data_q[i] <= '0;
       rss_sel_q <= '0; flt_sel_q <= '0; flt_lo_q <= '0; st_idx_q <= '0; st_data_q <= '0; st_wait_q <= 1'b0;
@@ -428,6 +444,7 @@ module kite_cpu_io #(
       if (cpu_go) begin
         pend_err_q <= !map_ok;
         pend_buf_q <= cpu_buf;
+        pend_flash_q <= cpu_flash;
         pend_data_q <= rd;
         if (!io_we_i && a == 16'(kite_cpu_io_pkg::TIME_LO)) time_hi_q <= ns_q[63:32];
       end
@@ -487,6 +504,12 @@ module kite_cpu_io #(
   logic [3:0] pend_bank_q;
   always_ff @(posedge clk_i) if (cpu_go) pend_bank_q <= cpu_bank;
   assign io_ack_o   = pend_q;
-  assign io_err_o   = pend_q && pend_err_q;
-  assign io_rdata_o = pend_buf_q ? b_rdata[32*pend_bank_q +: 32] : pend_data_q;
+  assign io_err_o   = pend_q && (pend_flash_q ? flash_err_i : pend_err_q);
+  assign io_rdata_o = pend_buf_q ? b_rdata[32*pend_bank_q +: 32] : pend_flash_q ? flash_rdata_i : pend_data_q;
+
+  assign flash_req_o   = cpu_go && cpu_flash;
+  assign flash_we_o    = io_we_i;
+  assign flash_addr_o  = a;
+  assign flash_be_o    = io_be_i;
+  assign flash_wdata_o = io_wdata_i;
 endmodule

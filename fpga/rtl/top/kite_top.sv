@@ -17,6 +17,9 @@
 //   straps  the serial number from the device DNA (DNA_PORTE2), the base MAC
 //           address from it (locally administered: the board's own MACs
 //           are behind its management controller, not read here).
+//   flash   the configuration flash (MT25QU01G) through STARTUPE3 for
+//           kite_flash (in kite_card_sys): the firmware's control block
+//           and image banks live in its top 8 MiB.
 //   clocks  a 125 MHz free-running clock from the board's 300 MHz oscillator
 //           for the CMACs' init/DRP clock and the DNA read.
 //
@@ -409,6 +412,24 @@ module kite_top #(
   logic       unused_card;
   assign unused_card = ^{uart_valid, uart_data, mmio_wr_drop, cqe_drop, msix_drop};
 
+  // The flash's pins are the configuration pins, reached only through
+  // STARTUPE3 once startup is over (EOS, long before PCIe's user reset
+  // ends). STARTUPE3 swallows the first three USRCCLKO cycles after it;
+  // kite_flash gives its warm-up pulses with CS# high for them.
+  logic       fl_sck, fl_cs_n, fl_eos, fl_cfgclk, fl_cfgmclk, fl_preq;
+  logic [3:0] fl_do, fl_oe, fl_di;
+  logic       unused_startup;
+  STARTUPE3 #(
+    .PROG_USR      ("FALSE"),
+    .SIM_CCLK_FREQ (0.0)
+  ) u_startup (
+    .CFGCLK(fl_cfgclk), .CFGMCLK(fl_cfgmclk), .DI(fl_di), .EOS(fl_eos), .PREQ(fl_preq),
+    .DO(fl_do), .DTS(~fl_oe), .FCSBO(fl_cs_n), .FCSBTS(1'b0),
+    .GSR(1'b0), .GTS(1'b0), .KEYCLEARB(1'b1), .PACK(1'b0),
+    .USRCCLKO(fl_sck), .USRCCLKTS(1'b0), .USRDONEO(1'b1), .USRDONETS(1'b0)
+  );
+  assign unused_startup = ^{fl_eos, fl_cfgclk, fl_cfgmclk, fl_preq};
+
   kite_card_sys #(
     .NVF     (NVF),
     .FN_W    (FN_W),
@@ -439,6 +460,8 @@ module kite_top #(
     .rx_tlast_i(rx_tlast), .rx_xoff_o(rx_xoff), .mac_ev_i(mac_ev),
     .serial_i(serial_q), .mac_base_i(mac_base_q), .num_vfs_i(num_vfs), .link_i(link),
     .uart_valid_o(uart_valid), .uart_data_o(uart_data),
+    .flash_sck_o(fl_sck), .flash_cs_no(fl_cs_n), .flash_dq_o(fl_do), .flash_dq_oe_o(fl_oe),
+    .flash_dq_i(fl_di),
     .mmio_wr_drop_o(mmio_wr_drop), .cqe_drop_o(cqe_drop)
   );
 

@@ -233,6 +233,33 @@ module DNA_PORTE2 (
 );
 endmodule
 
+
+// The configuration pins after startup (UG570 "STARTUPE3"): CCLK, FCS_B
+// and D00..D03 of the SPI flash the bitstream loaded from.
+module STARTUPE3 #(
+  parameter         PROG_USR      = "FALSE",
+  parameter real    SIM_CCLK_FREQ = 0.0
+) (
+  output logic       CFGCLK,
+  output logic       CFGMCLK,
+  output logic [3:0] DI,
+  output logic       EOS,
+  output logic       PREQ,
+  input  logic [3:0] DO,
+  input  logic [3:0] DTS,
+  input  logic       FCSBO,
+  input  logic       FCSBTS,
+  input  logic       GSR,
+  input  logic       GTS,
+  input  logic       KEYCLEARB,
+  input  logic       PACK,
+  input  logic       USRCCLKO,
+  input  logic       USRCCLKTS,
+  input  logic       USRDONEO,
+  input  logic       USRDONETS
+);
+endmodule
+
 /* verilator lint_on UNUSEDPARAM */
 /* verilator lint_on DECLFILENAME */
 /* verilator lint_on UNDRIVEN */

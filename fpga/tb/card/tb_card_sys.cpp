@@ -43,6 +43,12 @@
 //      firmware has reset the VF, flr_done_o pulses once for it and never
 //      for the PF, and its driver starts again (no DEV_CTRL.RESET) with
 //      CREATE_EQ and CREATE_CQ answered as the model's after Card::flr.
+//   9. A firmware update into the board's flash (kite_flash's pins drive
+//      spi_nor.hpp's MT25QU01G, as tb_flash's): FLASH_BEGIN, FLASH_WRITE
+//      of a 700-byte image, FLASH_COMMIT with the wrong CRC refused, then
+//      the right one, each entry as the model's; then the flash holds the
+//      model flash's control block and bank byte for byte at
+//      FLASH_WIN_BASE, and its pin timing checks report nothing.
 // QUERY_HEALTH's uptime is checked against the simulated time, not the
 // model's (its clock stands still). The RTL card's link is the board's
 // (link_i); the model's PHY comes up on its partner's ordered set. --inject corrupts the expected
@@ -52,6 +58,9 @@
 
 #include "Vkite_card_sys.h"
 #include "card_env.hpp"
+#include "../flash/spi_nor.hpp"
+#include "../../../firmware/include/kite_fw/cpu_io.hpp"
+#include "kite/crc32.hpp"
 #include "cpu/elf.hpp"
 #include "kite/ordered_set.hpp"
 #include "../../../firmware/include/kite_fw/card_ports.hpp"
@@ -132,6 +141,10 @@ struct Bench : card_tb::Env<Vkite_card_sys, MEM> {
     };
     std::vector<Msg> msgs;
     uint64_t sent_at = ~0ULL;
+    // The board's configuration flash behind STARTUPE3 (spi_nor.hpp, as
+    // tb_flash has it), for kite_flash.
+    spi_nor::Flash flash;
+    spi_nor::Link link;
     uint64_t brk = 0x1000;
 
     explicit Bench(tb::Checker &c) : Env(c) {
@@ -174,6 +187,9 @@ struct Bench : card_tb::Env<Vkite_card_sys, MEM> {
             sent_at = clk.cycle + 4;
         }
         sample();
+        const spi_nor::Pins fp{bool(m.flash_sck_o), bool(m.flash_cs_no), uint8_t(m.flash_dq_o),
+                               uint8_t(m.flash_dq_oe_o)};
+        m.flash_dq_i = link.cycle(flash, fp) ? 2 : 0;
         if (m.uart_valid_o) uart += char(m.uart_data_o);
         for (unsigned f = 0; f < 32; f++) flr_done[f] += m.flr_done_o >> f & 1;
         clk.tick();
@@ -704,6 +720,66 @@ int main(int argc, char **argv) {
         vf.create_eq(4);
         vf.create_cq(4);
         chk.expect(vf.eq.id && vf.cq.id, "the VF's EQ %u and CQ %u after the FLR", vf.eq.id, vf.cq.id);
+    }
+
+    // 9. A firmware update (FLASH_BEGIN / WRITE / COMMIT, as devlink flash
+    // sends it) into the board's flash through kite_flash: a commit with
+    // the wrong CRC refused, then the right one; each entry as the
+    // model's, and the flash then holds the model flash's bytes (control
+    // block and bank) at FLASH_WIN_BASE, none of it outside the window.
+    {
+        const uint32_t len = 700;
+        std::vector<uint8_t> img(len);
+        for (auto &x : img) x = uint8_t(rng());
+        spec::fw_image_header h{};
+        h.magic = uint32_t(spec::flash::FW_IMAGE_MAGIC);
+        h.header_version = 1;
+        h.image_len = len;
+        h.fw_version = 0x00020001;
+        h.build = 77;
+        std::memcpy(img.data(), &h, sizeof(h));
+        const uint64_t a = B.alloc(len);
+        B.both(a, img.data(), len);
+        // An older image in bank 0 on both flashes, so the update must
+        // erase before it programs.
+        std::vector<uint8_t> old(len);
+        for (auto &x : old) x = uint8_t(rng());
+        for (uint32_t i = 0; i < len; i++)
+            B.flash.poke(uint32_t(kite::fw::cpu_io::FLASH_WIN_BASE) + kite::fw::FLASH_BANK0 + i, old[i]);
+        chk.expect(ref.flash_write(kite::fw::FLASH_BANK0, old.data(), len), "an older image in the model's flash");
+        const uint64_t e0 = B.flash.n.erases, p0 = B.flash.n.programs;
+        spec::flash_in in{};
+        in.len = len;
+        chk.expect(d.cmd("FLASH_BEGIN", spec::cmd_opcode::FLASH_BEGIN, in).status == cmd_status::OK, "FLASH_BEGIN");
+        in = {};
+        in.addr = a;
+        in.len = len;
+        chk.expect(d.cmd("FLASH_WRITE", spec::cmd_opcode::FLASH_WRITE, in).status == cmd_status::OK, "FLASH_WRITE");
+        in = {};
+        in.crc32 = kite::crc32(img.data(), len) ^ 1;
+        chk.expect(d.cmd("FLASH_COMMIT, wrong CRC", spec::cmd_opcode::FLASH_COMMIT, in).status != cmd_status::OK,
+                   "FLASH_COMMIT with the wrong CRC refused");
+        in.crc32 ^= 1;
+        chk.expect(d.cmd("FLASH_COMMIT", spec::cmd_opcode::FLASH_COMMIT, in).status == cmd_status::OK,
+                   "FLASH_COMMIT");
+        const uint32_t span = kite::fw::FLASH_BANK0 + len;
+        std::vector<uint8_t> want(span);
+        chk.expect(ref.flash_read(0, want.data(), span), "the model's flash read");
+        uint32_t diff = 0, first = 0;
+        for (uint32_t i = 0; i < span; i++)
+            if (B.flash.peek(uint32_t(kite::fw::cpu_io::FLASH_WIN_BASE) + i) != want[i] && !diff++) first = i;
+        chk.expect(diff == 0, "the flash holds the model's control block and bank (%u bytes differ, first at %u)", diff,
+                   first);
+        chk.expect(std::equal(img.begin(), img.end(), want.begin() + kite::fw::FLASH_BANK0),
+                   "the image is in the model's bank 0");
+        chk.expect(B.flash.n.erases > e0 && B.flash.n.programs > p0,
+                   "the update erased (%" PRIu64 ") and programmed (%" PRIu64 ") the flash", B.flash.n.erases - e0,
+                   B.flash.n.programs - p0);
+        chk.expect(B.flash.errors_total() == 0, "the flash's pin timing and protocol checks: %" PRIu64 " (%s)",
+                   B.flash.errors_total(), B.flash.errors().empty() ? "" : B.flash.errors()[0].c_str());
+        std::printf("[card_sys] flash update of %u bytes: %" PRIu64 " erases, %" PRIu64 " page programs, %" PRIu64
+                    " flash commands in all\n",
+                    len, B.flash.n.erases - e0, B.flash.n.programs - p0, B.flash.n.cmds);
     }
 
     // HEARTBEAT counts the firmware's milliseconds.

@@ -22,6 +22,10 @@
 //     op is refused with an error and no request;
 //   - WQ errors (RQ and SQ, one of each a cycle at random) come out of
 //     WQ_ERR once each, none lost, also in the cycle of the read;
+//   - FLASH_REGS (0x400..0x5ff) goes to the flash port as it came (one
+//     request per access, offset, write, byte enables, data) and the
+//     port's answer the next cycle, data or error, is the window's;
+//     nothing else reaches the port;
 //   - unmapped offsets answer with an error; TIME runs at 4 ns a cycle
 //     (TIME_HI's latch is not exercised: the high word first moves after
 //     4.3 s); the microsecond tick comes every CLK_MHZ cycles.
@@ -86,6 +90,11 @@ struct Bench {
     struct Pulse { uint64_t cycle; bool rq; unsigned qn; };
     std::vector<Pulse> pulses;       // the pulses given, with their cycle
     uint64_t capture_cycle = 0;      // the cycle the last access was taken in
+    // The flash port: requests seen, and the answer owed for the next cycle.
+    struct FlashReq { bool we; unsigned addr, be; uint32_t wdata; };
+    std::vector<FlashReq> flash_reqs;
+    static uint32_t flash_answer(const FlashReq &r) { return 0xf1a50000u ^ (r.addr * 0x10001u) ^ (r.we ? 0x80u : 0); }
+    static bool flash_refuses(unsigned addr) { return (addr & 0xc) == 0xc; }  // the bench's rule
 
     Bench(tb::Checker &c, tb::Rng &r) : chk(c), rng(r) {}
 
@@ -211,7 +220,17 @@ struct Bench {
             }
         }
 
+        const bool fl_req = m.flash_req_o;
+        const FlashReq fr{bool(m.flash_we_o), unsigned(m.flash_addr_o), unsigned(m.flash_be_o), m.flash_wdata_o};
+        if (fl_req) flash_reqs.push_back(fr);
+
         clk.tick();
+
+        // kite_flash answers the cycle after a request; otherwise its
+        // outputs are whatever they were (noise here): unused.
+        m.flash_rdata_i = fl_req ? flash_answer(fr) : uint32_t(rng());
+        m.flash_err_i = fl_req ? flash_refuses(fr.addr) : rng() & 1;
+        m.eval();
 
         if (m.fw_fn_we_o) strobes.push_back({0, m.fw_fn_sel_o, m.fw_fn_db_pages_o, m.fw_fn_port_o});
         if (m.fw_port_we_o) strobes.push_back({1, m.fw_port_sel_o, m.fw_port_pause_o, 0});
@@ -468,6 +487,43 @@ void check_regs(Bench &b) {
     for (uint32_t off : {0x01cu, 0x0fcu, 0x150u, 0x1fcu, 0x1d8u, 0x4000u, 0xfffcu})
         b.chk.expect(!b.access(off, false).has_value() && !b.access(off, true, 1).has_value(),
                      "offset 0x%04x is unmapped but answered", off);
+    // FLASH_REGS: forwarded as they came, answered by the flash port.
+    {
+        b.flash_reqs.clear();
+        long fwd_ok = 0;
+        for (int i = 0; i < 200; i++) {
+            const uint32_t off = uint32_t(io::FLASH_REGS + 4 * tb::rnd(b.rng, 0, io::FLASH_REGS_SIZE / 4 - 1));
+            const bool we = b.rng() & 1;
+            const unsigned size = tb::chance(b.rng, 0.3) ? 1 : 4;
+            const uint32_t byte = size == 1 ? uint32_t(tb::rnd(b.rng, 0, 3)) : 0;
+            const uint32_t v = uint32_t(b.rng());
+            const size_t n0 = b.flash_reqs.size();
+            const auto r = b.access(off + byte, we, size == 1 ? v & 0xff : v, size);
+            const Bench::FlashReq want{we, off, size == 1 ? 1u << byte : 0xfu, 0};
+            bool ok = b.flash_reqs.size() == n0 + 1;
+            if (ok) {
+                const auto &g = b.flash_reqs.back();
+                ok = g.we == want.we && g.addr == want.addr && g.be == want.be &&
+                     (!we || (size == 4 ? g.wdata == v : ((g.wdata >> (8 * byte)) & 0xff) == (v & 0xff)));
+            }
+            b.chk.expect(ok, "FLASH_REGS access 0x%04x (%s, %u bytes) forwarded once, as it came", off + byte,
+                         we ? "write" : "read", size);
+            Bench::FlashReq fr{we, off, 0, 0};
+            if (Bench::flash_refuses(off)) {
+                b.chk.expect(!r.has_value(), "the flash port's error at 0x%04x is the window's", off);
+            } else {
+                const uint32_t a = Bench::flash_answer(fr);
+                const uint32_t e = size == 1 ? (a >> (8 * byte)) & 0xff : a;
+                b.chk.expect(r.has_value() && (we || *r == e), "the flash port's answer at 0x%04x (0x%x, 0x%x)",
+                             off + byte, r.value_or(0), e);
+            }
+            fwd_ok += ok;
+        }
+        const size_t n1 = b.flash_reqs.size();
+        for (uint32_t off : {0x3fcu, 0x600u, 0x1e0u, 0x2000u}) b.access(off, false);
+        b.chk.expect(b.flash_reqs.size() == n1, "offsets outside FLASH_REGS do not reach the flash port");
+        b.chk.expect(fwd_ok == 200, "%ld of 200 FLASH_REGS accesses forwarded", fwd_ok);
+    }
     // TIME: nanoseconds, 4 per cycle; TIME_HI is latched by TIME_LO.
     uint32_t t0 = b.rd(io::TIME_LO);
     b.idle(100);
