@@ -514,6 +514,9 @@ module kite_card #(
   logic [31:0]         qc_syndrome;
   logic                ci_valid, pick_valid;
   logic [QW-1:0]       ci_sqn, pick_sqn;
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [15:0]         pick_ci;   // the queue testbench's check
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [15:0]         ci_idx;
   logic [NPORT*64-1:0] db_dropped, tx_bad_desc, tx_dma_error;
   logic                fw_wq_ready;
@@ -547,7 +550,7 @@ module kite_card #(
     .cq_valid_o(qc_valid), .cq_ready_i(qc_ready), .cq_rq_o(qc_rq), .cq_qn_o(qc_qn), .cq_cqn_o(qc_cqn),
     .cq_wqe_index_o(qc_wqe_index), .cq_opcode_o(qc_opcode), .cq_status_o(qc_status),
     .cq_syndrome_o(qc_syndrome),
-    .ci_valid_o(ci_valid), .ci_sqn_o(ci_sqn), .ci_o(ci_idx), .pick_valid_o(pick_valid), .pick_sqn_o(pick_sqn),
+    .ci_valid_o(ci_valid), .ci_sqn_o(ci_sqn), .ci_o(ci_idx), .pick_valid_o(pick_valid), .pick_sqn_o(pick_sqn), .pick_ci_o(pick_ci),
     .db_dropped_o(db_dropped), .tx_bad_desc_o(tx_bad_desc), .tx_dma_error_o(tx_dma_error)
   );
   assign fw_wq_ready_o = fw_wq_ready;

@@ -17,10 +17,13 @@
 // the SQ may be picked; dropped: drop_o for the doorbell counter.
 //
 // Scheduler: a rotating-priority pick over SQs that are valid, RDY, may have
-// work and have no WQE in flight: one pick per cycle, and no SQ is picked
-// twice while another stays eligible. A picked SQ whose pi equals ci (work
-// already taken) is dropped from the candidates. The fetch holds at most one
-// WQE per SQ, so WQEs of one SQ complete in ring order.
+// work and have fewer than SQ_DEPTH WQEs in flight: one pick per cycle, and
+// no SQ is picked twice while another stays eligible. A pick reads WQE
+// ci + (WQEs in flight); one that finds no WQE there (work already taken) is
+// dropped and the SQ leaves the candidates until a doorbell or a finished
+// WQE. The fetch finishes the WQEs of one SQ in ring order (done_*), so
+// ci + in-flight is the next index to read at every cycle: a finish moves
+// one from the count into ci.
 //
 // Firmware context port: writes a whole context. RST, or RDY from RST,
 // restarts pi = ci = 0; ERR from another state flushes (model's
@@ -29,6 +32,9 @@
 //
 // Flush: after a fetch error (done_err_i) or a firmware ERR, every posted
 // WQE ci..pi-1 completes with ERROR / WR_FLUSH_ERR on fl_*, then ci := pi.
+// A fetch error with younger WQEs of the SQ still in the fetch moves the SQ
+// to ERR at once; those complete as flushed (err_o tells the fetch and the
+// gather) and the flush of the rest starts when the last of them finishes.
 //
 // Gather error (gerr_*, the card's TX gather after a failed data read, whose
 // WQE has finished here already): a valid SQ not in ERR goes to ERR at once
@@ -41,7 +47,8 @@ module kite_qm #(
   parameter int unsigned NQ    = 512,
   parameter int unsigned FN_W  = 5,
   parameter int unsigned NPORT = 2,
-  parameter int unsigned NTAG  = 16     // fetch tags (credit for picks)
+  parameter int unsigned NTAG  = 16,    // fetch tags (credit for picks)
+  parameter int unsigned SQ_DEPTH = 8   // WQEs of one SQ in flight, 1..NTAG
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,
@@ -95,7 +102,8 @@ module kite_qm #(
   output logic [3:0]                pick_log_stride_o,
 
   // WQE finished by the fetch: ci := done_ci_i; done_err_i moves the SQ to
-  // ERR and flushes it.
+  // ERR and flushes it. done_err_i is high from the cycle the error waits
+  // (before the handshake), so no pick of the SQ starts meanwhile.
   input  logic                      done_valid_i,
   output logic                      done_ready_o,
   input  logic [$clog2(NQ)-1:0]     done_sqn_i,
@@ -127,6 +135,7 @@ module kite_qm #(
   localparam int unsigned QN_W = $clog2(NQ);
   localparam int unsigned PW   = $clog2(NPORT);
   localparam int unsigned CW   = $clog2(NTAG + 1);
+  localparam int unsigned NW   = $clog2(SQ_DEPTH + 1);   // in-flight count
   localparam logic [1:0] ST_RST = 2'(kite_pkg::WQ_STATE_RST);
   localparam logic [1:0] ST_RDY = 2'(kite_pkg::WQ_STATE_RDY);
   localparam logic [1:0] ST_ERR = 2'(kite_pkg::WQ_STATE_ERR);
@@ -147,7 +156,11 @@ module kite_qm #(
   // State as two flags (RST: neither): one-bit reads, decoded writes.
   logic [NQ-1:0] sq_en_q, rq_en_q, sq_busy_q, sq_act_q;
   logic [NQ-1:0] sq_rdy_q, sq_err_q, rq_rdy_q, rq_err_q;
-  logic [NQ-1:0] sq_fp_q;    // flush when the WQE in the fetch finishes
+  logic [NQ-1:0] sq_fp_q;    // flush when the last WQE in the fetch finishes
+  // WQEs picked and not finished (P1 and the fetch), and whether none is
+  // left after this cycle's finish and dropped pick (no pick can come then).
+  logic [NW-1:0] sq_nf_q [NQ];
+  logic [NQ-1:0] sq_idle_nx;
 
   // ---------------------------------------------------------------- flush FSM
   typedef enum logic [2:0] {FL_IDLE, FL_RD, FL_LAT, FL_RUN, FL_END} fl_e;
@@ -171,6 +184,9 @@ module kite_qm #(
                                  {sq_err_q[cfg_qn_i], sq_rdy_q[cfg_qn_i]};
   assign cfg_ready_o = !wq_valid_i && !c_valid_q && fl_idle && !done_valid_i && !gerr_valid_i &&
                        (cfg_rq_i || !sq_busy_q[cfg_qn_i]);
+  // Any WQE in flight: busy; this done is the SQ's last one in flight.
+  logic done_last;
+  logic null_done;
   assign cfg_go = cfg_valid_i && cfg_ready_o;
   // An invalid context is written as is (the model ignores it: wq_ctx_written).
   assign cfg_restart = cfg_en_i && (cfg_state_i == ST_RST || (cfg_state_i == ST_RDY && cfg_old_st == ST_RST));
@@ -179,7 +195,7 @@ module kite_qm #(
   assign gerr_ready_o = fl_idle;
   assign gerr_go  = gerr_valid_i && gerr_ready_o;
   assign gerr_set = gerr_go && sq_en_q[gerr_sqn_i] && !sq_err_q[gerr_sqn_i];
-  assign done_fl  = done_err_i || sq_fp_q[done_sqn_i];   // this done starts a flush
+  assign done_fl  = (done_err_i || sq_fp_q[done_sqn_i]) && done_last;   // this done starts a flush
   assign done_ready_o = fl_q != FL_END && (!done_fl || (fl_idle && !gerr_go));
   assign done_go = done_valid_i && done_ready_o;
   assign err_o   = sq_err_q[err_sqn_i];
@@ -312,6 +328,7 @@ module kite_qm #(
   (* fsm_encoding = "none" *) logic [QN_W-1:0] rr_q;  // not an FSM (yosys would extract it)
   logic            p1_valid_q;
   logic [QN_W-1:0] p1_sqn_q;
+  logic [NW-1:0]   p1_nf_q;     // WQEs of the SQ in flight before this pick
 
   // First eligible after rr_q, else the first eligible: a find-first-set in
   // two levels (groups of GW queues) keeps the logic shallow.
@@ -338,7 +355,7 @@ module kite_qm #(
   logic [GN-1:0] gsel;
   logic [GB-1:0] bsel;
   for (genvar g = 0; g < NQ; g++) begin : g_elig
-    assign elig[g]    = sq_act_q[g] && sq_en_q[g] && sq_rdy_q[g] && !sq_busy_q[g];
+    assign elig[g]    = sq_act_q[g] && sq_en_q[g] && sq_rdy_q[g] && sq_nf_q[g] != NW'(SQ_DEPTH);
     if (g == 0) begin : g_lo
       assign hi_mask[g] = 1'b0;
     end else begin : g_hi
@@ -356,8 +373,9 @@ module kite_qm #(
 
   // Pick only with a free fetch tag for it (the pick in P1 may take one),
   // never while the flush reads through the pick port or firmware writes.
+  // Nor while a fetch error is reported: its SQ goes to ERR in this cycle.
   assign sel_go = sel_any && !cfg_valid_i && !gerr_valid_i && fl_q != FL_RD &&
-                  fetch_free_i > CW'(p1_valid_q);
+                  !done_err_i && fetch_free_i > CW'(p1_valid_q);
 
   logic [KW-1:0] p1_pk;
   logic [15:0]   p1_pi, p1_ci, rq_pi_rd, rq_ci_rd;
@@ -384,18 +402,25 @@ module kite_qm #(
   logic [3:0]  p1_lstr, p1_lsz;
   logic [15:0] p1_slot;
   assign p1_pi_eff = p1_fwd_q ? p1_fwd_pi_q : p1_pi;
-  assign p1_work   = p1_valid_q && p1_pi_eff != p1_ci;
+  logic [15:0] p1_next;
+  assign p1_next   = p1_ci + 16'(p1_nf_q);
+  // A pick of an SQ whose fetch error is reported now finds no work: the SQ
+  // is in ERR from this cycle (no pick follows, sel_go above).
+  logic        p1_kill;
+  assign p1_kill   = done_err_i && done_sqn_i == p1_sqn_q;
+  assign p1_work   = p1_valid_q && !p1_kill && p1_pi_eff - p1_ci > 16'(p1_nf_q);
 
-  // Flush now unless a WQE of the SQ is in the fetch; one finishing in this
-  // cycle, or a pick of it finding no work, counts as none.
-  assign gerr_now = gerr_set && (!sq_busy_q[gerr_sqn_i] || (done_go && done_sqn_i == gerr_sqn_i) ||
-                                 (p1_valid_q && !p1_work && p1_sqn_q == gerr_sqn_i));
+  // Flush now unless a WQE of the SQ is still in flight after this cycle
+  // (one finishing now, or a pick of it finding no work, counts as gone).
+  assign gerr_now  = gerr_set && sq_idle_nx[gerr_sqn_i];
+  assign null_done = p1_valid_q && !p1_work && p1_sqn_q == done_sqn_i;
+  assign done_last = sq_nf_q[done_sqn_i] == NW'(1) + NW'(null_done);
   assign {p1_base, p1_lstr, p1_lsz, pick_fn_o, pick_cqn_o, pick_port_o} = p1_pk;
-  assign p1_slot = p1_ci & ((16'd1 << p1_lsz) - 16'd1);
+  assign p1_slot = p1_next & ((16'd1 << p1_lsz) - 16'd1);
 
   assign pick_valid_o      = p1_work;
   assign pick_sqn_o        = p1_sqn_q;
-  assign pick_ci_o         = p1_ci;
+  assign pick_ci_o         = p1_next;
   assign pick_log_stride_o = p1_lstr;
   assign pick_addr_o       = p1_base + (64'(p1_slot) << p1_lstr);
 
@@ -404,7 +429,8 @@ module kite_qm #(
   // a 512-bit vector costs a shifter per write). Clears come before sets: a
   // doorbell accepted in a null pick's cycle keeps the SQ a candidate.
   for (genvar g = 0; g < NQ; g++) begin : g_flags
-    logic sq_en, rq_en, sq_busy, sq_act, sq_rdy, sq_err, rq_rdy, rq_err, sq_fp;
+    logic sq_en, rq_en, sq_act, sq_rdy, sq_err, rq_rdy, rq_err, sq_fp;
+    logic [NW-1:0] nf, nf_nx;
     logic cfg_sq, cfg_rq, done_q, null_q, sel_q, acc_q, gerr_q;
     assign gerr_q = gerr_set && gerr_sqn_i == QN_W'(g);
     assign cfg_sq = cfg_go && !cfg_rq_i && cfg_qn_i == QN_W'(g);
@@ -413,19 +439,19 @@ module kite_qm #(
     assign null_q = p1_valid_q && !p1_work && p1_sqn_q == QN_W'(g);
     assign sel_q  = sel_go && sel == QN_W'(g);
     assign acc_q  = c_ok && !c_rq_q && c_qn_q == QN_W'(g);
+    assign nf_nx  = nf - NW'(done_q) - NW'(null_q);
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        {sq_en, rq_en, sq_busy, sq_act, sq_rdy, sq_err, rq_rdy, rq_err, sq_fp} <= '0;
+        {sq_en, rq_en, sq_act, sq_rdy, sq_err, rq_rdy, rq_err, sq_fp} <= '0;
+        nf <= '0;
       end else begin
-        if (sel_q) sq_busy <= 1'b1;
-        if (null_q) begin
-          sq_busy <= 1'b0;
-          sq_act  <= 1'b0;
-        end
+        nf <= nf_nx + NW'(sel_q);
+        if (null_q) sq_act <= 1'b0;
         if (done_q) begin
-          sq_busy <= 1'b0;
-          sq_fp   <= 1'b0;
-          sq_act  <= !done_err_i;
+          sq_act <= !done_err_i;
+          // The flush starts with the last WQE in flight, else waits for it.
+          if (nf_nx == '0) sq_fp <= 1'b0;
+          else if (done_err_i) sq_fp <= 1'b1;
           if (done_err_i) begin
             sq_rdy <= 1'b0;
             sq_err <= 1'b1;
@@ -435,7 +461,7 @@ module kite_qm #(
           sq_rdy <= 1'b0;
           sq_err <= 1'b1;
           sq_act <= 1'b0;
-          sq_fp  <= sq_busy && !done_q && !null_q;
+          sq_fp  <= nf_nx != '0;
         end
         if (cfg_sq) begin
           sq_fp  <= 1'b0;
@@ -454,7 +480,9 @@ module kite_qm #(
     end
     assign sq_en_q[g]   = sq_en;
     assign rq_en_q[g]   = rq_en;
-    assign sq_busy_q[g] = sq_busy;
+    assign sq_nf_q[g]   = nf;
+    assign sq_busy_q[g] = nf != '0;
+    assign sq_idle_nx[g] = nf_nx == '0;
     assign sq_act_q[g]  = sq_act;
     assign sq_rdy_q[g]  = sq_rdy;
     assign sq_err_q[g]  = sq_err;
@@ -472,6 +500,8 @@ module kite_qm #(
       p1_valid_q <= sel_go;
       if (sel_go) begin
         p1_sqn_q <= sel;
+        // Less the pick in P1 if it is of this SQ and finds no work now.
+        p1_nf_q  <= sq_nf_q[sel] - NW'(p1_valid_q && !p1_work && p1_sqn_q == sel);
         rr_q     <= sel;
       end
     end

@@ -16,6 +16,17 @@
 // Each tag has a 512-byte slot in one block RAM; a tag is held from the pick
 // until its WQE has been handed on or completed.
 //
+// Order: the queue manager may have several WQEs of one SQ in flight, and
+// their reads complete in any order. Each tag records which tags of the same
+// SQ were picked before it and have not left the checker yet (t_old); the
+// checker takes a read tag only when that set is empty, so the WQEs of one
+// SQ are checked, handed on and finished in ring order, and other SQs pass
+// a slow read. A WQE of an SQ that is in ERR by the time it leaves
+// (sq_err_i, asked for d_sqn_o) completes as ERROR / WR_FLUSH_ERR at its
+// ring index without counters or done_err_o, as the queue manager's flush
+// would have completed it; a good descriptor goes on with the gather's
+// d_flush, which flushes it.
+//
 // Checks, in the model's order (the first that fails decides):
 //   DMA error                     ERROR LOC_PROT_ERR  TXE_DMA, wqe_index = ci
 //                                 (first read) or ctrl.wqe_index (second), the
@@ -101,6 +112,9 @@ module kite_qm_fetch #(
   output logic                      done_err_o,
   output logic [15:0]               done_cqn_o,
 
+  // d_sqn_o's SQ is in ERR (from the queue manager).
+  input  logic                      sq_err_i,
+
   output logic [NPORT*64-1:0]       tx_bad_desc_o,
   output logic [NPORT*64-1:0]       tx_dma_error_o
 );
@@ -130,6 +144,8 @@ module kite_qm_fetch #(
   logic [9:0]       t_len  [NTAG];   // bytes of the next request
   logic             t_ph2  [NTAG];   // the request is a WQE's second part
   logic [3:0]       t_lstr [NTAG];
+  logic [NTAG-1:0]  t_old  [NTAG];   // older tags of the same SQ before the checker
+  logic [NTAG-1:0]  t_past;          // left the checker (in the output register)
 
   logic [NTAG-1:0] is_free, is_req, is_done;
   always_comb begin
@@ -208,7 +224,19 @@ module kite_qm_fetch #(
   logic [31:0]   k_syn_q;
   logic          k_dma_q, k_dma_ci_q;
 
-  assign chk = rr_pick(is_done, chk_ptr_q);
+  // The checker's tag leaves it in this cycle (rel): younger WQEs of its SQ
+  // may be taken in the same cycle.
+  logic            rel;
+  logic [NTAG-1:0] rel_mask, chk_ok, same_sq;
+  always_comb begin
+    rel_mask = '0;
+    if (rel) rel_mask[k_tag_q] = 1'b1;
+    for (int i = 0; i < NTAG; i++) begin
+      chk_ok[i]  = is_done[i] && (t_old[i] & ~rel_mask) == '0;
+      same_sq[i] = !is_free[i] && !t_past[i] && !rel_mask[i] && t_sqn[i] == pick_sqn_i;
+    end
+  end
+  assign chk = rr_pick(chk_ok, chk_ptr_q);
 
   // Gather entries 4b-2 .. 4b+1 are the lanes of beat b. In K_HDR rdata is
   // beat 0 and the entry count comes straight from it.
@@ -331,23 +359,29 @@ module kite_qm_fetch #(
   assign d_sge_len_o   = o_valid_q ? o_sge[95:64] : rdata[128*out_lane+64 +: 32];
   assign d_last_o      = o_valid_q ? o_last : out_last;
 
-  assign c_valid_o     = !o_valid_q && k_q == K_CPL && done_ready_i;
+  // An unsignaled NOP of an SQ in ERR completes as flushed too.
+  logic k_cpl, k_flush;
+  assign k_flush       = !o_valid_q && sq_err_i;
+  assign k_cpl         = k_q == K_CPL || (k_q == K_DONE && k_flush);
+  assign c_valid_o     = !o_valid_q && k_cpl && done_ready_i;
   assign c_sqn_o       = t_sqn[k_tag_q];
   assign c_cqn_o       = t_cqn[k_tag_q];
-  assign c_wqe_index_o = k_dma_ci_q ? t_ci[k_tag_q] : k_wqe_index_q;
-  assign c_opcode_o    = k_opcode_q;
-  assign c_status_o    = k_status_q;
-  assign c_syndrome_o  = k_syn_q;
+  assign c_wqe_index_o = k_dma_ci_q || k_flush ? t_ci[k_tag_q] : k_wqe_index_q;
+  assign c_opcode_o    = k_flush ? 8'(kite_pkg::CQE_OPCODE_ERROR) : k_opcode_q;
+  assign c_status_o    = k_flush ? 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR) : k_status_q;
+  assign c_syndrome_o  = k_flush ? '0 : k_syn_q;
 
   logic fin;   // the checker's WQE is finished this cycle
   assign fin = (k_dv && d_ready_i && out_last) || (c_valid_o && c_ready_i) ||
-               (!o_valid_q && k_q == K_DONE && done_ready_i);
+               (!o_valid_q && k_q == K_DONE && !k_flush && done_ready_i);
   assign done_valid_o = o_valid_q ? o_last && d_ready_i :
-                        (k_q == K_OUT && out_last && d_ready_i) || (k_q == K_CPL && c_ready_i) ||
-                        k_q == K_DONE;
+                        (k_q == K_OUT && out_last && d_ready_i) || (k_cpl && c_ready_i) ||
+                        k_q == K_DONE && !k_flush;
   assign done_sqn_o   = d_sqn_o;
   assign done_ci_o    = (o_valid_q ? o_ci_q : t_ci[k_tag_q]) + 16'd1;
-  assign done_err_o   = !o_valid_q && k_dma_q;
+  // From state alone (no handshake): the queue manager stops picking the SQ
+  // while its error waits (its ready must not depend on this one's valid).
+  assign done_err_o   = !o_valid_q && k_q == K_CPL && k_dma_q && !sq_err_i;
   assign done_cqn_o   = d_cqn_o;
 
   // A WQE is read in up to two parts: its first 64 bytes (ctrl, eth and two
@@ -367,6 +401,7 @@ module kite_qm_fetch #(
                     rdata[7:0] == 8'(kite_pkg::WQE_OPCODE_ETH_TX) &&
                     (rdata[23:16] == 8'd2 || rdata[23:16] == 8'd3) && v_syn == '0;
   assign handoff  = hdr_fast && o_room;
+  assign rel      = handoff || fin;
 
   always_ff @(posedge clk_i) begin
     if (handoff) begin
@@ -419,16 +454,22 @@ module kite_qm_fetch #(
       o_i_q     <= 1'b0;
       req_ptr_q <= '0;
       chk_ptr_q <= '0;
+      t_past    <= '0;
       for (int i = 0; i < NTAG; i++) begin
         t_st[i]  <= T_FREE;
         t_err[i] <= 1'b0;
         t_nb[i]  <= '0;
+        t_old[i] <= '0;
       end
     end else begin
+      for (int i = 0; i < NTAG; i++) t_old[i] <= t_old[i] & ~rel_mask;
+      if (handoff) t_past[k_tag_q] <= 1'b1;
       if (pick_valid_i) begin
-        t_st[alloc[TW-1:0]]  <= T_REQ;
-        t_err[alloc[TW-1:0]] <= 1'b0;
-        t_nb[alloc[TW-1:0]]  <= '0;
+        t_st[alloc[TW-1:0]]   <= T_REQ;
+        t_err[alloc[TW-1:0]]  <= 1'b0;
+        t_nb[alloc[TW-1:0]]   <= '0;
+        t_old[alloc[TW-1:0]]  <= same_sq;
+        t_past[alloc[TW-1:0]] <= 1'b0;
       end
       if (rd_valid_o && rd_ready_i) begin
         t_st[req[TW-1:0]] <= T_WAIT;
@@ -561,7 +602,7 @@ module kite_qm_fetch #(
     if (!rst_ni) begin
       bad_q <= '0;
       dma_q <= '0;
-    end else if (fin_cpl && k_opcode_q == 8'(kite_pkg::CQE_OPCODE_ERROR)) begin
+    end else if (fin_cpl && !k_flush && k_opcode_q == 8'(kite_pkg::CQE_OPCODE_ERROR)) begin
       for (int p = 0; p < NPORT; p++) begin
         if (t_port[k_tag_q] == PW'(p)) begin
           if (k_dma_q) dma_q[64*p +: 64] <= dma_q[64*p +: 64] + 64'd1;

@@ -7,7 +7,8 @@ module kite_qm_top #(
   parameter int unsigned FN_W  = 5,
   parameter int unsigned NQ    = 512,
   parameter int unsigned NPORT = 2,
-  parameter int unsigned NTAG  = 16
+  parameter int unsigned NTAG  = 16,
+  parameter int unsigned SQ_DEPTH = 8    // WQEs of one SQ in flight in the fetch
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,
@@ -111,6 +112,7 @@ module kite_qm_top #(
   output logic [15:0]               ci_o,
   output logic                      pick_valid_o,
   output logic [$clog2(NQ)-1:0]     pick_sqn_o,
+  output logic [15:0]               pick_ci_o,      // the ring index it reads
 
   // TX gather error (kite_qm: SQ to ERR, flush) and the WQ_ERROR event
   // after an error's flush.
@@ -172,7 +174,7 @@ module kite_qm_top #(
   logic [QN_W-1:0] fl_qn;
   logic [15:0]     fl_cqn, fl_idx;
 
-  kite_qm #(.NQ(NQ), .FN_W(FN_W), .NPORT(NPORT), .NTAG(NTAG)) u_qm (
+  kite_qm #(.NQ(NQ), .FN_W(FN_W), .NPORT(NPORT), .NTAG(NTAG), .SQ_DEPTH(SQ_DEPTH)) u_qm (
     .clk_i, .rst_ni,
     .cfg_valid_i, .cfg_ready_o, .cfg_rq_i, .cfg_qn_i, .cfg_en_i, .cfg_state_i, .cfg_fn_i,
     .cfg_page_i, .cfg_log_size_i, .cfg_log_stride_i, .cfg_cqn_i, .cfg_port_i, .cfg_base_i,
@@ -249,6 +251,7 @@ module kite_qm_top #(
     .done_ci_o    (done_ci),
     .done_err_o   (done_err),
     .done_cqn_o   (done_cqn),
+    .sq_err_i     (d_flush_o),
     .tx_bad_desc_o, .tx_dma_error_o
   );
 
@@ -270,5 +273,6 @@ module kite_qm_top #(
   assign ci_o         = done_ci;
   assign pick_valid_o = pick_valid;
   assign pick_sqn_o   = pick_sqn;
+  assign pick_ci_o    = pick_ci;
 
 endmodule
