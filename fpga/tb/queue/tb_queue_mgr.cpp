@@ -661,9 +661,10 @@ struct Bench {
             second = second || (a == slot + 64 && len == rest && num_ds > 3);
         }
         chk.expect((first || second) && m.rd_fn_o == c.fn,
-                   "SQ %u: DMA read %llx+%u fn %u, not a WQE in flight (%zu from %d), fn %u", q,
-                   (unsigned long long)a, len, unsigned(m.rd_fn_o), infl[q].size(),
-                   infl[q].empty() ? -1 : int(infl[q].front()), unsigned(c.fn));
+                   "SQ %u: DMA read %llx+%u fn %u, not a WQE in flight (%zu from %d, %zu flushed ahead; "
+                   "model ci %u pi %u), fn %u", q, (unsigned long long)a, len, unsigned(m.rd_fn_o), infl[q].size(),
+                   infl[q].empty() ? -1 : int(infl[q].front()), flushed_ahead[q], unsigned(c.ci), unsigned(c.pi),
+                   unsigned(c.fn));
         if (second) n_second++;
         DmaReq r;
         r.tag = m.rd_tag_o;
@@ -698,7 +699,11 @@ struct Bench {
             auto &c = hw.sq[q];
             uint32_t size = 1u << c.log_size;
             unsigned n = tb::rnd(rng, 0, 4);
-            for (unsigned i = 0; i < n && uint16_t(drv_pi[q] - c.ci) < size; i++) write_wqe(q, drv_pi[q]++);
+            // Ring space as a driver sees it: a slot is free once its WQE
+            // has completed. WQEs the model flushed at an error but the RTL
+            // still has in flight hold their slots until their completions.
+            uint16_t drv_ci = infl[q].empty() ? c.ci : infl[q].front();
+            for (unsigned i = 0; i < n && uint16_t(drv_pi[q] - drv_ci) < size; i++) write_wqe(q, drv_pi[q]++);
             uint16_t idx = drv_pi[q];
             // Re-ringing an older value (never below what was rung: doorbells
             // are posted writes in order, a driver never moves pi back).
