@@ -267,6 +267,7 @@ kite_card::kite_card(const kite_card_config &cfg, const kite_host_ops &ops) : cf
     m.cc_tready_i = 1;
     m.cfg_max_payload_i = 1;   // 256 bytes
     m.cfg_max_read_req_i = 2;  // 512 bytes
+    m.cfg_ext_tag_i = 1;       // Extended Tag Field Enable, as Linux sets it: 256 read tags
     m.msix_ready_i = 1;
     // QEMU keeps the MSI-X table (BAR4) itself and sends the card no BAR4
     // request; one would read 0 (cycle()).

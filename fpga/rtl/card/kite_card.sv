@@ -68,6 +68,7 @@ module kite_card #(
   input  logic                      cc_tready_i,
   input  logic [1:0]                cfg_max_payload_i,
   input  logic [2:0]                cfg_max_read_req_i,
+  input  logic                      cfg_ext_tag_i,     // Device Control Extended Tag Field Enable
 
   // MSI-X requests (to the core's cfg_interrupt_msix_* through the function's table).
   output logic                      msix_valid_o,
@@ -225,7 +226,7 @@ module kite_card #(
 );
   localparam int unsigned QW   = $clog2(NQ);
   localparam int unsigned PW   = $clog2(NPORT);
-  localparam int unsigned NTAG = 16;
+  localparam int unsigned NTAG = 64;
   localparam int unsigned TW   = $clog2(NTAG);
 
   // ============================================================== PCIe
@@ -245,13 +246,13 @@ module kite_card #(
   logic [31:0]  mmio_req_addr;
   logic [63:0]  mmio_req_wdata, mmio_rsp_data;
   logic [31:0]  cnt_rc_unexp_tag, cnt_rc_cpl_err, cnt_rc_bad, cnt_rd_zero_len, cnt_wr_zero_len, cnt_cq_unsup;
-  logic [5:0]   tags_used;
+  logic [8:0]   tags_used, tags_pool;
 
   kite_pcie #(.VF_FN_BASE(VF_FN_BASE)) u_pcie (
     .clk_i, .rst_ni,
     .rd_req_valid_i(rd_req_valid), .rd_req_ready_o(rd_req_ready), .rd_req_id_i(rd_req_id),
     .rd_req_fn_i(rd_req_fn), .rd_req_addr_i(rd_req_addr), .rd_req_len_i(rd_req_len),
-    .cfg_max_payload_i, .cfg_max_read_req_i,
+    .cfg_max_payload_i, .cfg_max_read_req_i, .cfg_ext_tag_i,
     .rd_rsp_valid_o(rd_rsp_valid), .rd_rsp_ready_i(rd_rsp_ready), .rd_rsp_id_o(rd_rsp_id),
     .rd_rsp_data_o(rd_rsp_data), .rd_rsp_keep_o(rd_rsp_keep), .rd_rsp_last_o(rd_rsp_last),
     .rd_rsp_err_o(rd_rsp_err),
@@ -268,7 +269,7 @@ module kite_card #(
     .mmio_req_be_o(mmio_req_be), .mmio_rsp_valid_i(mmio_rsp_valid), .mmio_rsp_data_i(mmio_rsp_data),
     .cnt_rc_unexp_tag_o(cnt_rc_unexp_tag), .cnt_rc_cpl_err_o(cnt_rc_cpl_err), .cnt_rc_bad_o(cnt_rc_bad),
     .cnt_rd_zero_len_o(cnt_rd_zero_len), .cnt_wr_zero_len_o(cnt_wr_zero_len), .cnt_cq_unsup_o(cnt_cq_unsup),
-    .tags_used_o(tags_used)
+    .tags_used_o(tags_used), .tags_pool_o(tags_pool)
   );
 
   // ============================================================== MMIO
@@ -1179,7 +1180,7 @@ module kite_card #(
   assign unused_cq = ^{k_overflow, k_overflow_cqn, k_cq_bad, k_eq_overflow, k_ev_drop, k_eq_bad,
                        k_busy, k_idle, ci_valid, ci_sqn, ci_idx, pick_valid, pick_sqn, db_dropped,
                        tx_bad_desc, tx_dma_error, cnt_rc_unexp_tag, cnt_rc_cpl_err, cnt_rc_bad,
-                       cnt_rd_zero_len, cnt_wr_zero_len, cnt_cq_unsup, tags_used, x_wr_id};
+                       cnt_rd_zero_len, cnt_wr_zero_len, cnt_cq_unsup, tags_used, tags_pool, x_wr_id};
 
   // ============================================================== DMA writes
   // A granted request keeps the data channel until its words have passed:

@@ -55,6 +55,7 @@ module kite_card_sys #(
   input  logic                      cc_tready_i,
   input  logic [1:0]                cfg_max_payload_i,
   input  logic [2:0]                cfg_max_read_req_i,
+  input  logic                      cfg_ext_tag_i,     // Device Control Extended Tag Field Enable
   // MSI-X with the tables here (PG213 "MSI-X External" interface).
   input  logic [3:0]                cfg_interrupt_msix_enable_i,
   input  logic [3:0]                cfg_interrupt_msix_mask_i,
@@ -390,6 +391,7 @@ module kite_card_sys #(
     .cc_tready_i,
     .cfg_max_payload_i,
     .cfg_max_read_req_i,
+    .cfg_ext_tag_i,
     .msix_valid_o        (msix_valid),
     .msix_ready_i        (msix_ready),
     .msix_fn_o           (msix_fn),

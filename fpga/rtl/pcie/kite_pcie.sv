@@ -36,7 +36,7 @@
 // parity) is 0. RC: TLPs delimited by tuser's is_sop/is_eop (kite_pcie_rc);
 // tlast and tkeep are not used (straddle sets them to 0 and all ones).
 module kite_pcie #(
-  parameter int unsigned TAGS  = 32,
+  parameter int unsigned TAGS  = 256,  // with Extended Tag Field Enable, else 32 (kite_pcie_rd)
   parameter int unsigned MRRS  = 512,
   parameter int unsigned MPS   = 256,
   parameter int unsigned ID_W  = 8,
@@ -56,6 +56,7 @@ module kite_pcie #(
   // From the core's configuration status interface (Device Control).
   input  logic [1:0]       cfg_max_payload_i,
   input  logic [2:0]       cfg_max_read_req_i,
+  input  logic             cfg_ext_tag_i,   // Extended Tag Field Enable (kite_pcie_fn)
   output logic             rd_rsp_valid_o,
   input  logic             rd_rsp_ready_i,
   output logic [ID_W-1:0]  rd_rsp_id_o,
@@ -128,7 +129,8 @@ module kite_pcie #(
   output logic [31:0]      cnt_rd_zero_len_o,
   output logic [31:0]      cnt_wr_zero_len_o,
   output logic [31:0]      cnt_cq_unsup_o,
-  output logic [$clog2(TAGS):0] tags_used_o
+  output logic [$clog2(TAGS):0] tags_used_o,
+  output logic [$clog2(TAGS):0] tags_pool_o     // read tags the host allows (32 or TAGS)
 );
 
   // Card <-> core function numbers (the testbenches' and co-simulation's
@@ -164,13 +166,14 @@ module kite_pcie #(
     .clk_i, .rst_ni,
     .rd_req_valid_i, .rd_req_ready_o, .rd_req_id_i, .rd_req_fn_i(rd_core_fn), .rd_req_addr_i, .rd_req_len_i,
     .cfg_max_read_req_i,
+    .cfg_ext_tag_i,
     .rd_rsp_valid_o, .rd_rsp_ready_i, .rd_rsp_id_o, .rd_rsp_data_o, .rd_rsp_keep_o,
     .rd_rsp_last_o, .rd_rsp_err_o,
     .rq_valid_o(rdq_valid), .rq_ready_i(rdq_ready), .rq_desc_o(rdq_desc),
     .rq_first_be_o(rdq_fbe), .rq_last_be_o(rdq_lbe),
     .pc_valid_i(pc_valid), .pc_sop_i(pc_sop), .pc_eop_i(pc_eop), .pc_desc_i(pc_desc), .pc_data_i(pc_data),
     .cnt_unexp_tag_o(cnt_rc_unexp_tag_o), .cnt_cpl_err_o(cnt_rc_cpl_err_o),
-    .cnt_cpl_bad_o(cnt_rc_bad_o), .cnt_zero_len_o(cnt_rd_zero_len_o), .tags_used_o
+    .cnt_cpl_bad_o(cnt_rc_bad_o), .cnt_zero_len_o(cnt_rd_zero_len_o), .tags_used_o, .tags_pool_o
   );
 
   logic         wrq_valid, wrq_ready, wrq_sop, wrq_last;

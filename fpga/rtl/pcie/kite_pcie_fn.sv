@@ -1,6 +1,7 @@
 // Per-function state between the UltraScale+ PCIe integrated block
 // (pcie4_uscale_plus, PG213) and the card (kite_card_sys) in the Alveo U250
-// top: how many VFs the host enabled, and function level resets (FLR).
+// top: how many VFs the host enabled, whether it allows 8-bit read tags,
+// and function level resets (FLR).
 //
 // NumVFs: read through the configuration management port (cfg_mgmt_*) from
 // PF0's SR-IOV capability, which is PCIe-standard, rather than from the
@@ -15,6 +16,15 @@
 // NumVFs may only change while VF Enable is clear (SR-IOV, NumVFs), so the
 // two reads of a round need no atomicity. The host takes VFs away by
 // clearing VF Enable: num_vfs_o follows within about POLL cycles.
+//
+// Extended Tag Field Enable: each round first reads PF0's Device Control
+// (PCI Express Capability + 0x08, bit 8) into ext_tag_o, the card's read
+// tag pool (256 tags, else 32; kite_pcie_rd). The capability is found once
+// by walking the standard list from the Capabilities Pointer (0x34): a walk
+// ends at a next pointer below 0x40 or after 32 headers and is retried in
+// the next round; until found ext_tag_o stays 0 (5-bit tags are always
+// allowed). Linux sets the bit at enumeration, before the driver enables
+// bus mastering, so the first round after link-up sees it.
 //
 // Each read holds cfg_mgmt_read_o (address, function 0, all byte enables)
 // until cfg_mgmt_read_write_done_i, takes the data in that cycle and drops
@@ -57,33 +67,43 @@ module kite_pcie_fn #(
 
   // Card side
   output logic [FN_W-1:0] num_vfs_o,
+  output logic            ext_tag_o,                   // Device Control bit 8
   output logic [NVF:0]    flr_o,                       // pulse: bit 0 PF, bit v+1 VF v
   input  logic [NVF:0]    flr_done_i                   // pulse: that function's reset done
 );
 
   localparam logic [15:0] SRIOV_ID = 16'h0010;
+  localparam logic [7:0]  PCIE_ID  = 8'h10;
   localparam logic [9:0]  EXT_CAP  = 10'h040;          // byte 0x100
+  localparam logic [9:0]  CAP_PTR  = 10'h00d;          // byte 0x34
   localparam int unsigned TW       = $clog2(POLL + 1);
 
   // ---------------------------------------------------------------- NumVFs
-  typedef enum logic [1:0] {S_WALK, S_CTRL, S_NUM, S_WAIT} state_e;
+  typedef enum logic [2:0] {S_PPTR, S_PWALK, S_DCTL, S_WALK, S_CTRL, S_NUM, S_WAIT} state_e;
   state_e      state_q;
   logic [9:0]  ptr_q;       // header being read (DWORD address)
   logic [9:0]  cap_q;       // SR-IOV capability; 0 until found (it is >= 0x40)
+  logic [9:0]  pcap_q;      // PCI Express capability; 0 until found (>= 0x10)
   logic [4:0]  hdr_q;       // headers read in this walk, less one
   logic        vfe_q;       // VF Enable of this round
   logic [TW-1:0] timer_q;
 
   logic [31:0] rdata;
   logic        rdone;
-  assign rdata = cfg_mgmt_read_data_i;
-  assign rdone = cfg_mgmt_read_o && cfg_mgmt_read_write_done_i;
+  logic [5:0]  pnext;       // a standard header's next pointer, in DWORDs
+  state_e      sriov_st;    // where the SR-IOV part of a round starts
+  assign rdata    = cfg_mgmt_read_data_i;
+  assign rdone    = cfg_mgmt_read_o && cfg_mgmt_read_write_done_i;
+  assign pnext    = rdata[15:10];   // its low two bits are reserved
+  assign sriov_st = cap_q != '0 ? S_CTRL : S_WALK;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q         <= S_WALK;
+      state_q         <= S_PPTR;
       ptr_q           <= EXT_CAP;
       cap_q           <= '0;
+      pcap_q          <= '0;
+      ext_tag_o       <= 1'b0;
       hdr_q           <= '0;
       vfe_q           <= 1'b0;
       timer_q         <= '0;
@@ -93,6 +113,36 @@ module kite_pcie_fn #(
     end else if (rdone) begin
       cfg_mgmt_read_o <= 1'b0;   // low for a cycle before the next read
       unique case (state_q)
+        S_PPTR: begin
+          // The pointer's low two bits are reserved.
+          if (rdata[7:6] == 2'b00) begin
+            state_q <= sriov_st;
+            ptr_q   <= EXT_CAP;
+          end else begin
+            ptr_q   <= 10'(rdata[7:2]);
+            hdr_q   <= '0;
+            state_q <= S_PWALK;
+          end
+        end
+        S_PWALK: begin
+          if (rdata[7:0] == PCIE_ID) begin
+            pcap_q  <= ptr_q;
+            state_q <= S_DCTL;
+          end else if (pnext[5:4] == 2'b00 || hdr_q == 5'd31) begin
+            state_q <= sriov_st;
+            ptr_q   <= EXT_CAP;
+            hdr_q   <= '0;
+          end else begin
+            ptr_q <= 10'(pnext);
+            hdr_q <= hdr_q + 1'b1;
+          end
+        end
+        S_DCTL: begin
+          ext_tag_o <= rdata[8];
+          state_q   <= sriov_st;
+          ptr_q     <= EXT_CAP;
+          hdr_q     <= '0;
+        end
         S_WALK: begin
           if (rdata[15:0] == SRIOV_ID) begin
             cap_q   <= ptr_q;
@@ -122,7 +172,7 @@ module kite_pcie_fn #(
     end else if (!cfg_mgmt_read_o) begin
       if (state_q == S_WAIT) begin
         if (timer_q == '0) begin
-          state_q <= cap_q != '0 ? S_CTRL : S_WALK;
+          state_q <= pcap_q != '0 ? S_DCTL : S_PPTR;
           ptr_q   <= EXT_CAP;
           hdr_q   <= '0;
         end else begin
@@ -131,6 +181,8 @@ module kite_pcie_fn #(
       end else begin
         cfg_mgmt_read_o <= 1'b1;
         unique case (state_q)
+          S_PPTR:  cfg_mgmt_addr_o <= CAP_PTR;
+          S_DCTL:  cfg_mgmt_addr_o <= pcap_q + 10'd2;
           S_CTRL:  cfg_mgmt_addr_o <= cap_q + 10'd2;
           S_NUM:   cfg_mgmt_addr_o <= cap_q + 10'd4;
           default: cfg_mgmt_addr_o <= ptr_q;

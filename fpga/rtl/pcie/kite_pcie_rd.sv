@@ -3,6 +3,12 @@
 // (one TLP's descriptor and up to 64 payload bytes per cycle), so the core's
 // RC straddle, with or without, is that block's concern.
 //
+// Tags: TAGS (up to 256, 8-bit tags) while the host has set Extended Tag
+// Field Enable in Device Control (cfg_ext_tag_i), else at most 32 (5-bit
+// tags, PCIe "Tag"). The pool size follows the input only while no tag is
+// in use (it is latched then, and the ring restarts at tag 0), so a host
+// that changes the bit under traffic gets it at the next idle cycle.
+//
 // Client side: a read request (id, 64-bit address, length in bytes) is split
 // into memory read TLPs at addresses aligned to the negotiated read request
 // size (at most MRRS; it divides 4 KiB, so no TLP crosses a 4 KiB boundary). Each TLP owns one PCIe tag and one MRRS-byte
@@ -55,6 +61,8 @@ module kite_pcie_rd #(
   // Device Control Max_Read_Request_Size from the core (cfg_max_read_req:
   // 128 << code bytes), used up to MRRS; change it only while idle.
   input  logic [2:0]               cfg_max_read_req_i,
+  // Device Control Extended Tag Field Enable (kite_pcie_fn).
+  input  logic                     cfg_ext_tag_i,
 
   output logic                     rd_rsp_valid_o,
   input  logic                     rd_rsp_ready_i,
@@ -82,7 +90,8 @@ module kite_pcie_rd #(
   output logic [31:0]              cnt_cpl_err_o,
   output logic [31:0]              cnt_cpl_bad_o,
   output logic [31:0]              cnt_zero_len_o,
-  output logic [$clog2(TAGS):0]    tags_used_o
+  output logic [$clog2(TAGS):0]    tags_used_o,
+  output logic [$clog2(TAGS):0]    tags_pool_o    // 32 or TAGS (cfg_ext_tag_i as taken)
 );
 
   localparam int unsigned TW  = $clog2(TAGS);
@@ -100,6 +109,8 @@ module kite_pcie_rd #(
   logic [7:0]       fn_q;
   logic [TW:0]      used_q;
   logic [TW-1:0]    ap_q, rp_q;   // alloc (next tag) and retire pointers
+  logic [TW-1:0]    tmask_q, tmask_d;   // tag pool size less one (a power of 2)
+  logic             pool_set;           // idle: take the new pool size, restart at 0
   logic [MW:0]      room, chunk;
   logic [MW-1:0]    end_off;
   logic [MW+1:0]    dw_sum;
@@ -107,7 +118,13 @@ module kite_pcie_rd #(
   logic             is_last, zero, issue;
   logic [3:0]       fbe, lbe;
 
-  assign rd_req_ready_o = !busy_q;
+  // A request is taken while the splitter is idle or in the cycle it issues
+  // the current one's last TLP, so single-TLP requests go one per cycle.
+  // issue depends on registers only (the RQ FIFO's count, not rq_ready_i),
+  // so nothing from the core's tready reaches rd_req_ready_o.
+  logic take;
+  assign rd_req_ready_o = !busy_q || (issue && is_last);
+  assign take           = rd_req_valid_i && rd_req_ready_o;
   logic [MW:0]  mrrs_eff;
   logic [15:0]  mrrs_cfg;
   assign mrrs_cfg = 16'd128 << cfg_max_read_req_i;
@@ -128,7 +145,18 @@ module kite_pcie_rd #(
       lbe = 4'h0;
     end
   end
-  assign issue = busy_q && (used_q < (TW+1)'(TAGS)) && (!rq_valid_o || rq_ready_i);
+  localparam int unsigned TAGS5 = TAGS < 32 ? TAGS : 32;
+  assign tmask_d  = cfg_ext_tag_i ? TW'(TAGS - 1) : TW'(TAGS5 - 1);
+  assign pool_set = !busy_q && used_q == '0 && tmask_q != tmask_d;
+  // RQ descriptors wait in a two-entry FIFO ({descriptor, first BE, last BE}).
+  logic [135:0] rqf_q [2];
+  logic [1:0]   rqf_cnt_q;
+  logic         rqf_wp_q, rqf_rp_q, rqf_pop;
+  assign issue   = busy_q && (used_q <= {1'b0, tmask_q}) && rqf_cnt_q != 2'd2;
+  assign rqf_pop = rq_valid_o && rq_ready_i;
+  assign rq_valid_o = rqf_cnt_q != 2'd0;
+  assign {rq_desc_o, rq_first_be_o, rq_last_be_o} = rqf_q[rqf_rp_q];
+  assign tags_pool_o = {1'b0, tmask_q} + 1'b1;
 
   // Per-tag state. pend: completions expected; done: ready for readout.
   logic [TAGS-1:0] pend_q, done_q, err_q;
@@ -149,39 +177,47 @@ module kite_pcie_rd #(
       rem_q         <= '0;
       id_q          <= '0;
       fn_q          <= '0;
-      rq_valid_o    <= 1'b0;
-      rq_desc_o     <= '0;
-      rq_first_be_o <= '0;
-      rq_last_be_o  <= '0;
+      rqf_cnt_q     <= '0;
+      rqf_wp_q      <= 1'b0;
+      rqf_rp_q      <= 1'b0;
       ap_q          <= '0;
+      tmask_q       <= TW'(TAGS5 - 1);
     end else begin
-      if (rq_valid_o && rq_ready_i) rq_valid_o <= 1'b0;
-      if (!busy_q && rd_req_valid_i) begin
+      if (pool_set) begin
+        tmask_q <= tmask_d;
+        ap_q    <= '0;
+      end
+      rqf_cnt_q <= rqf_cnt_q + 2'(issue && !zero) - 2'(rqf_pop);
+      if (rqf_pop) rqf_rp_q <= !rqf_rp_q;
+      if (issue && !zero) rqf_wp_q <= !rqf_wp_q;
+      if (issue) begin
+        if (is_last) busy_q <= 1'b0;
+        addr_q  <= addr_q + 64'(chunk);
+        rem_q   <= rem_q - LEN_W'(chunk);
+        ap_q    <= (ap_q + 1'b1) & tmask_q;
+      end
+      // After issue: a request taken at the last TLP's issue replaces it.
+      if (take) begin
         busy_q  <= 1'b1;
         addr_q  <= rd_req_addr_i;
         rem_q   <= rd_req_len_i;
         id_q    <= rd_req_id_i;
         fn_q    <= rd_req_fn_i;
-      end else if (issue) begin
-        if (is_last) busy_q <= 1'b0;
-        addr_q  <= addr_q + 64'(chunk);
-        rem_q   <= rem_q - LEN_W'(chunk);
-        ap_q    <= ap_q + 1'b1;
-        if (!zero) begin
-          rq_valid_o    <= 1'b1;
-          // PG213 Requester Request Descriptor: [1:0] AT, [63:2] address,
-          // [74:64] DW count, [78:75] type (0000 memory read), [79] poison,
-          // [87:80] requester function, [95:88] requester bus (the core
-          // fills the bus and uses the function: requester ID enable 0, as
-          // an endpoint), [103:96] tag, [119:104] completer ID, [120]
-          // requester ID enable, [123:121] TC, [126:124] attr, [127] force
-          // ECRC.
-          rq_desc_o     <= {1'b0, 3'b000, 3'b000, 1'b0, 16'h0000, 8'(ap_q),
-                            8'h00, fn_q, 1'b0, 4'b0000, dw, addr_q[63:2], 2'b00};
-          rq_first_be_o <= fbe;
-          rq_last_be_o  <= lbe;
-        end
       end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (issue && !zero) begin
+      // PG213 Requester Request Descriptor: [1:0] AT, [63:2] address,
+      // [74:64] DW count, [78:75] type (0000 memory read), [79] poison,
+      // [87:80] requester function, [95:88] requester bus (the core
+      // fills the bus and uses the function: requester ID enable 0, as
+      // an endpoint), [103:96] tag, [119:104] completer ID, [120]
+      // requester ID enable, [123:121] TC, [126:124] attr, [127] force
+      // ECRC.
+      rqf_q[rqf_wp_q] <= {1'b0, 3'b000, 3'b000, 1'b0, 16'h0000, 8'(ap_q),
+                          8'h00, fn_q, 1'b0, 4'b0000, dw, addr_q[63:2], 2'b00, fbe, lbe};
     end
   end
 
@@ -226,7 +262,7 @@ module kite_pcie_rd #(
   assign c_t      = c_tag[TW-1:0];
   assign c_dwb    = {c_dw[10:0], 2'b00} - {11'd0, c_la[1:0]};
   assign c_n      = (c_dwb < c_bc) ? c_dwb : c_bc;
-  assign c_tag_ok = (TW == 8 || c_tag[7:TW] == '0) && pend_q[c_t];
+  assign c_tag_ok = ({8'd0, c_tag} >> TW) == 16'd0 && pend_q[c_t];
   assign c_errc   = c_ecode != 4'd0 || c_st != 3'd0 || c_poison;
   assign c_bad    = c_dw == 11'd0 || c_bc != rem_b_q[c_t] || c_la != nla_q[c_t];
   assign c_good   = sop && c_tag_ok && !c_errc && !c_bad;
@@ -477,6 +513,7 @@ module kite_pcie_rd #(
       f_rp_q    <= '0;
     end else begin
       used_q <= used_q + (TW+1)'(issue) - (TW+1)'(retire);
+      if (pool_set) rp_q <= '0;   // no tag in use: nothing retires now
       rd_v_q <= can_rd;
       if (can_rd) begin
         rd_bank_q <= w[0];
@@ -486,7 +523,7 @@ module kite_pcie_rd #(
         rm_err_q  <= err_acc_q | err_q[rp_q];
         if (retire) begin
           mid_q <= 1'b0;
-          rp_q  <= rp_q + 1'b1;
+          rp_q  <= (rp_q + 1'b1) & tmask_q;
           err_acc_q <= r_last ? 1'b0 : (err_acc_q | err_q[rp_q]);
         end else begin
           mid_q <= 1'b1;

@@ -47,8 +47,8 @@ module kite_qm #(
   parameter int unsigned NQ    = 512,
   parameter int unsigned FN_W  = 5,
   parameter int unsigned NPORT = 2,
-  parameter int unsigned NTAG  = 16,    // fetch tags (credit for picks)
-  parameter int unsigned SQ_DEPTH = 8   // WQEs of one SQ in flight, 1..NTAG
+  parameter int unsigned NTAG  = 64,    // fetch tags (credit for picks)
+  parameter int unsigned SQ_DEPTH = 16   // WQEs of one SQ in flight, 1..NTAG
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,

@@ -51,7 +51,7 @@ module kite_qm_fetch #(
   parameter int unsigned NQ    = 512,
   parameter int unsigned FN_W  = 5,
   parameter int unsigned NPORT = 2,
-  parameter int unsigned NTAG  = 16
+  parameter int unsigned NTAG  = 64
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,

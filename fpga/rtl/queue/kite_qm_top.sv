@@ -7,8 +7,8 @@ module kite_qm_top #(
   parameter int unsigned FN_W  = 5,
   parameter int unsigned NQ    = 512,
   parameter int unsigned NPORT = 2,
-  parameter int unsigned NTAG  = 16,
-  parameter int unsigned SQ_DEPTH = 8    // WQEs of one SQ in flight in the fetch
+  parameter int unsigned NTAG  = 64,
+  parameter int unsigned SQ_DEPTH = 16    // WQEs of one SQ in flight in the fetch
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,

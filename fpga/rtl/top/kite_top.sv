@@ -4,7 +4,8 @@
 //
 //   PCIe    kite_pcie_ip (pcie4_uscale_plus, Gen3 x16, 512-bit interfaces at
 //           the 250 MHz user clock, fpga/syn/vivado/ip.tcl): the card's host
-//           clock and reset; kite_pcie_fn reads the host's NumVFs through
+//           clock and reset; kite_pcie_fn reads the host's NumVFs and
+//           Extended Tag Field Enable (the card's 8-bit read tags) through
 //           cfg_mgmt and turns the core's FLR signals into the card's
 //           function resets and back; the card's MSI-X tables (kite_msix, in
 //           kite_card_sys) drive the core's external-table interrupt port.
@@ -248,6 +249,7 @@ module kite_top #(
 
   logic [FN_W-1:0] num_vfs;
   logic [NVF:0]    flr, flr_done;
+  logic            ext_tag;
   kite_pcie_fn #(.NVF(NVF), .FN_W(FN_W)) u_fn (
     .clk_i(clk), .rst_ni(rst_n),
     .cfg_mgmt_addr_o(cfg_mgmt_addr), .cfg_mgmt_function_number_o(cfg_mgmt_fn),
@@ -257,7 +259,7 @@ module kite_top #(
     .cfg_flr_in_process_i(cfg_flr_in_process), .cfg_flr_done_o(cfg_flr_done),
     .cfg_vf_flr_in_process_i(cfg_vf_flr_in_process), .cfg_vf_flr_func_num_o(cfg_vf_flr_func_num),
     .cfg_vf_flr_done_o(cfg_vf_flr_done),
-    .num_vfs_o(num_vfs), .flr_o(flr), .flr_done_i(flr_done)
+    .num_vfs_o(num_vfs), .ext_tag_o(ext_tag), .flr_o(flr), .flr_done_i(flr_done)
   );
 
   // ------------------------------------------------------------ MAC ports
@@ -447,7 +449,7 @@ module kite_top #(
     .cq_tvalid_i(cq_tvalid), .cq_tready_o(cq_tready),
     .cc_tdata_o(cc_tdata), .cc_tkeep_o(cc_tkeep), .cc_tlast_o(cc_tlast), .cc_tuser_o(cc_tuser),
     .cc_tvalid_o(cc_tvalid), .cc_tready_i(cc_tready),
-    .cfg_max_payload_i(cfg_max_payload), .cfg_max_read_req_i(cfg_max_read_req),
+    .cfg_max_payload_i(cfg_max_payload), .cfg_max_read_req_i(cfg_max_read_req), .cfg_ext_tag_i(ext_tag),
     .cfg_interrupt_msix_enable_i(msix_enable), .cfg_interrupt_msix_mask_i(msix_mask),
     .cfg_interrupt_msix_vf_enable_i(msix_vf_enable), .cfg_interrupt_msix_vf_mask_i(msix_vf_mask),
     .cfg_interrupt_msix_address_o(msix_address), .cfg_interrupt_msix_data_o(msix_data),

@@ -7,7 +7,11 @@
 //   DMA write must leave exactly the client's bytes in it.
 // * Host completer: takes RQ TLPs (random back-pressure), checks each against
 //   the split the engine must make (MRRS/MPS-aligned, never across 4 KiB,
-//   byte enables, no outstanding tag reused), and answers reads after a random
+//   byte enables, no outstanding tag reused, every tag inside the pool the
+//   engine reports (tags_pool_o: 256 with Extended Tag Field Enable, else
+//   32), which may change only while no tag is in use and must match the
+//   bit once the engine has been idle; the bit changes at random, idle or
+//   not), and answers reads after a random
 //   delay with completions out of order between tags, split at random RCB
 //   (64-byte) boundaries, with junk outside the requested bytes, on an RC
 //   stream without straddle or with the core's 2- or 4-TLP straddle
@@ -42,7 +46,7 @@ namespace {
 
 namespace pci = kite::spec::pci;
 
-constexpr unsigned TAGS = 32, MRRS = 512, MPS = 256, RCB = 64;
+constexpr unsigned TAGS = 256, TAGS5 = 32, MRRS = 512, MPS = 256, RCB = 64;   // kite_pcie's defaults
 
 uint64_t mix(uint64_t x) {
     x += 0x9e3779b97f4a7c15ULL;
@@ -169,7 +173,12 @@ struct Bench {
     std::set<unsigned> tags_out;
     tb::pcie::RcStream rc;
     long n_err = 0, n_bad = 0, n_unexp = 0, n_rd_zero = 0, n_wr_zero = 0;
-    long cov_split = 0, cov_ooo = 0, cov_4k = 0, cov_tags_full = 0, cov_dup = 0, cov_badbc = 0, cov_badla = 0;
+    long cov_split = 0, cov_ooo = 0, cov_4k = 0, cov_dup = 0, cov_badbc = 0, cov_badla = 0;
+    long cov_full5 = 0, cov_full8 = 0, cov_pool_late = 0;   // cycles with the 32 / 256 pool full; late pool changes
+    // Extended Tag Field Enable as driven; the engine's pool (tags_pool_o)
+    // as last seen, and cycles the engine has been idle with the bit steady.
+    bool ext_tag = true, ext_last = false;
+    unsigned pool = TAGS5, idle_steady = 0, used_last = 0;
     long cov_rc_multi = 0, cov_rc_held = 0;   // RC beats with 2+ TLP starts; cycles rc_tready held one back
     std::map<unsigned, unsigned> tag_uses;
     bool injected = false;
@@ -253,7 +262,8 @@ struct Bench {
         if (type == 0) {
             chk.expect(len <= mrrs_eff(), "read TLP of %u bytes > MRRS %u", len, mrrs_eff());
             chk.expect(!tags_out.count(tag), "tag %u reused while outstanding", tag);
-            chk.expect(tag < TAGS, "tag %u out of the pool", tag);
+            // The tag is in use, so the pool is still the one it came from.
+            chk.expect(tag < unsigned(m.tags_pool_o), "tag %u out of the pool of %u", tag, unsigned(m.tags_pool_o));
             if (rd_chunks.empty()) {
                 chk.expect(false, "unexpected read TLP %llx", (unsigned long long)first);
                 return;
@@ -361,8 +371,11 @@ struct Bench {
     }
     void junk_completion() {
         unsigned tag;
-        if (m.tags_used_o == 0 && rd_todo.empty() && rd_chunks.empty() && tb::chance(rng, 0.5)) tag = tb::rnd(rng, 0, TAGS - 1);
-        else tag = tb::rnd(rng, TAGS, 255);
+        // A tag in the pool only while none is in use (an RTL tag is in use
+        // before its TLP reaches the host).
+        if (m.tags_used_o == 0 && rd_todo.empty() && rd_chunks.empty() && tb::chance(rng, 0.5)) tag = tb::rnd(rng, 0, 255);
+        else if (pool < 256) tag = tb::rnd(rng, pool, 255);
+        else return;
         std::vector<uint8_t> bytes(12 + 16);
         for (auto &b : bytes) b = uint8_t(rng());
         setbits(bytes.data(), 12, 4, 0);
@@ -526,6 +539,7 @@ struct Bench {
         m.rd_rsp_ready_i = tb::chance(rng, cfg.rsp_ready);
         m.cfg_max_payload_i = mps_code;
         m.cfg_max_read_req_i = mrrs_code;
+        m.cfg_ext_tag_i = ext_tag;
         m.rq_tready_i = tb::chance(rng, cfg.rq_ready);
         m.cc_tready_i = tb::chance(rng, cfg.cc_ready);
 
@@ -567,7 +581,23 @@ struct Bench {
         bool cc = m.cc_tvalid_o && m.cc_tready_i;
         bool rc_acc = m.rc_tvalid_i && m.rc_tready_o;
         if (m.rc_tvalid_i && !m.rc_tready_o) cov_rc_held++;
-        if (m.tags_used_o == TAGS) cov_tags_full++;
+        // The pool: 32 or 256, changed only with no tag in use (the last
+        // cycle's count), and the bit's once the engine was idle a while.
+        unsigned np = m.tags_pool_o, used = m.tags_used_o;
+        chk.expect(np == TAGS5 || np == TAGS, "pool of %u tags", np);
+        if (np != pool) {
+            chk.expect(used_last == 0, "pool changed from %u to %u with %u tags in use", pool, np, used_last);
+            cov_pool_late += !rd_todo.empty() || !rd_chunks.empty() || !pend.empty();
+            pool = np;
+        }
+        chk.expect(used <= pool, "%u tags in use, pool %u", used, pool);
+        idle_steady = (used == 0 && m.rd_req_ready_o && ext_tag == ext_last) ? idle_steady + 1 : 0;
+        ext_last = ext_tag;
+        if (idle_steady > 3)
+            chk.expect(pool == (ext_tag ? TAGS : TAGS5), "pool %u, Extended Tag %d, engine idle", pool, ext_tag);
+        used_last = used;
+        if (used == TAGS5 && pool == TAGS5) cov_full5++;
+        if (used == TAGS) cov_full8++;
         Beat rqb;
         if (m.rq_tvalid_o) {
             for (int i = 0; i < 64; i++) rqb.d[size_t(i)] = tb::get_byte(m.rq_tdata_o, size_t(i));
@@ -783,6 +813,7 @@ int main(int argc, char **argv) {
     long n = args.iters(3000);
     std::map<std::pair<unsigned, unsigned>, long> sizes;
     std::map<unsigned, long> straddles;
+    long ext_busy = 0;
     for (long i = 0; i < n; i++) {
         if (i % 250 == 0) {
             // New negotiated sizes, changed while idle; some of the time the
@@ -795,6 +826,11 @@ int main(int argc, char **argv) {
             // The RC stream: no straddle, 2 or 4 TLPs per beat (the card's core: 4).
             const unsigned st[] = {1, 2, 4, 4};
             b.cfg.straddle = st[(i / 250) % 4];
+            b.ext_tag = (i / 250) % 3 != 1;   // a third of the time 32 tags
+        } else if (i % 50 == 25 && tb::chance(b.rng, 0.3)) {
+            // The host flips Extended Tag under traffic: taken at the next idle cycle.
+            b.ext_tag = !b.ext_tag;
+            ext_busy += m.tags_used_o != 0;
         }
         sizes[{b.mps_eff(), b.mrrs_eff()}]++;
         straddles[b.cfg.straddle]++;
@@ -818,7 +854,8 @@ int main(int argc, char **argv) {
         b.cfg.pack = 1.0;
         b.cfg.rc_gap = 0.0;
         b.cfg.lat_min = b.cfg.lat_max = 300;
-        b.cfg.lat_quantum = 256;    // all 32 tags' answers at once
+        b.cfg.lat_quantum = 256;    // all tags' answers at once
+        b.ext_tag = true;
         for (long i = 0; i < n / 3; i++) {
             b.add_read(uint8_t(b.rng()), RBASE + tb::rnd(b.rng, 0, 0xfffff), tb::rnd(b.rng, 1, 20));
             while (b.rd_todo.size() > 8) b.cycle();
@@ -863,15 +900,16 @@ int main(int argc, char **argv) {
     long errs = 0;
     for (const auto &r : b.reads) errs += r.err;
     std::printf("[pcie] random: %zu reads (%ld with error), %zu writes, %ld split completions, %ld completions "
-                "not for the oldest TLP, %ld TLPs starting on a 4 KiB boundary, %zu tags used (%ld cycles with all %u "
-                "out), faults: %ld error completions, %ld bad (%ld duplicated, %ld byte count, %ld lower address), %ld unexpected tags, %ld+%ld zero-length; "
+                "not for the oldest TLP, %ld TLPs starting on a 4 KiB boundary, %zu tags used (%ld cycles with all 32 "
+                "out without Extended Tag, %ld with all %u; %ld flips of the bit with tags out, %ld pool changes with "
+                "requests waiting), faults: %ld error completions, %ld bad (%ld duplicated, %ld byte count, %ld lower address), %ld unexpected tags, %ld+%ld zero-length; "
                 "%ld RC beats with several TLP starts, %ld cycles of RC held back; MMIO %ld reads, %ld writes, %ld unsupported\n",
                 b.reads.size(), errs, b.writes.size(), b.cov_split, b.cov_ooo, b.cov_4k, b.tag_uses.size(),
-                b.cov_tags_full, TAGS, b.n_err, b.n_bad, b.cov_dup, b.cov_badbc, b.cov_badla, b.n_unexp, b.n_rd_zero, b.n_wr_zero, b.cov_rc_multi, b.cov_rc_held, b.n_mmio_rd,
+                b.cov_full5, b.cov_full8, TAGS, ext_busy, b.cov_pool_late, b.n_err, b.n_bad, b.cov_dup, b.cov_badbc, b.cov_badla, b.n_unexp, b.n_rd_zero, b.n_wr_zero, b.cov_rc_multi, b.cov_rc_held, b.n_mmio_rd,
                 b.n_mmio_wr, b.n_unsup);
     if (n >= 1000) {
         b.chk.expect(b.cov_split > 1000 && b.cov_ooo > 100 && b.cov_4k > 50 && b.tag_uses.size() == TAGS &&
-                         b.cov_tags_full > 0 && b.n_err > 5 && b.cov_dup > 2 && b.cov_badbc > 2 && b.cov_badla > 2 && b.n_unexp > 2 && b.n_rd_zero > 0 &&
+                         b.cov_full5 > 0 && b.cov_full8 > 0 && ext_busy > 2 && b.n_err > 5 && b.cov_dup > 2 && b.cov_badbc > 2 && b.cov_badla > 2 && b.n_unexp > 2 && b.n_rd_zero > 0 &&
                          b.n_wr_zero > 0 && b.n_unsup > 10 && b.n_mmio_rd > 50 && b.n_mmio_wr > 50 &&
                          b.cov_rc_multi > 500 && b.cov_rc_held > 100,
                      "coverage too thin");
@@ -879,8 +917,11 @@ int main(int argc, char **argv) {
 
     // Throughput: ideal host (always ready, no gaps, no faults), round trip
     // of 100 cycles.
-    auto perf = [&](const char *what, bool rd, uint32_t len, double split, unsigned count, unsigned straddle = 1) {
-        b.cfg = Config{1.0, 0.0, 1.0, 0.0, 1.0, 100, 100, split, false, false, false, true};
+    auto perf = [&](const char *what, bool rd, uint32_t len, double split, unsigned count, unsigned straddle = 1,
+                    unsigned lat = 100, bool ext = true) {
+        b.cfg = Config{1.0, 0.0, 1.0, 0.0, 1.0, lat, lat, split, false, false, false, true};
+        b.ext_tag = ext;
+        b.run_until_idle(1000);
         b.cfg.straddle = straddle;
         b.cfg.pack = 1.0;
         b.mps_code = 1;
@@ -905,6 +946,17 @@ int main(int argc, char **argv) {
     double r5 = perf("DMA read, 512 B completions, 4-TLP straddle", true, 4096, 0.0, 256, 4);
     double r6 = perf("DMA read, 64 B (RCB) completions, 4-TLP straddle", true, 4096, 1.0, 256, 4);
     double w1 = perf("DMA write, MPS 256", false, 4096, 0.0, 64);
+    // A host answering in 1 us (250 cycles): 64-byte reads (WQEs) are bound
+    // by the tags in flight, 32 without Extended Tag, 256 with it.
+    double t5 = perf("DMA read, 64 B requests, 1 us host, 32 tags", true, 64, 0.0, 4096, 4, 250, false);
+    double t8 = perf("DMA read, 64 B requests, 1 us host, 256 tags", true, 64, 0.0, 4096, 4, 250, true);
+    std::printf("[pcie] 64-byte reads on a 1 us host: %.1f M/s with 32 tags, %.1f M/s with 256 (%.2fx)\n",
+                t5 / 64 * 250, t8 / 64 * 250, t8 / t5);
+    // 32 tags: at most 32 reads per 250 cycles. 256: the RC stream's bound,
+    // 64-byte completions 80 bytes apart with the 4-TLP straddle (0.8 per
+    // cycle), which needs one request taken per cycle.
+    b.chk.expect(t5 / 64 < 32.0 / 250 && t8 / 64 > 0.9 * 0.8,
+                 "1 us host: %.3f reads/cycle with 32 tags (bound 0.128), %.3f with 256 (bound 0.8)", t5 / 64, t8 / 64);
     // 60-byte writes (RX frames) with 64-byte reads (TX WQEs) waiting beside
     // them: each read rides at DW 8 of a write's last beat, so the pair takes
     // 2 RQ beats, not 3.

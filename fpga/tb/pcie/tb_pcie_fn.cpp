@@ -8,12 +8,23 @@
 //   all: a list ending in next pointer 0, one ending in a pointer below 0x100
 //   (an SR-IOV header sits there as a decoy), or one that loops (the walk
 //   must stop after 32 headers). Every other DWORD reads as noise.
+// * The standard capability list, per epoch: the Capabilities Pointer
+//   (0x34) to 0-3 other capabilities before the PCI Express one (ID 0x10),
+//   sometimes more after it; or none: a pointer of 0, a list ending below
+//   0x40 or one that loops (32 headers). Reserved pointer bits are set at
+//   random. Device Control (PCIe capability + 8) changes at random, bit 8
+//   (Extended Tag Field Enable) included.
 // * cfg_mgmt: a read is answered after 1-12 cycles while it is held; the
-//   read data is noise in every other cycle. Each read must be the one the
-//   walk or the polling round reads next (the walk's headers in list order,
-//   then Control and NumVFs alternately), function 0, all byte enables, no
-//   write, address steady while held, low the cycle after its done; walks
-//   and rounds start every POLL cycles (plus the previous one's time).
+//   read data is noise in every other cycle. Each read must be the one a
+//   round reads next, as the reference walker below (the documented order:
+//   the standard walk until the PCIe capability is found, Device Control,
+//   the extended walk until SR-IOV is found, then Control and NumVFs)
+//   derives from the data answered; function 0, all byte enables, no write,
+//   address steady while held, low the cycle after its done; rounds start
+//   every POLL cycles (plus the previous round's reads). The walks must
+//   find the capabilities the generator placed; ext_tag_o must be the bit
+//   of the last Device Control read (0 after reset and without the
+//   capability) in every cycle.
 // * The host changes VF Enable and NumVFs (0..NVF+5, sometimes any 16-bit
 //   value) at random times, at least 20 cycles apart (longer than a round's
 //   two reads, so a round never mixes two changes into a value that was
@@ -50,8 +61,10 @@ namespace {
 
 constexpr unsigned NVF = 16, POLL = 1024, LAT_MAX = 12, NVF_CORE = 252;
 constexpr uint32_t SRIOV = 0x0010, EXT = 0x40;          // EXT: DWORD address of byte 0x100
+constexpr uint32_t PCIE = 0x10, CAP_PTR = 0x0d;         // CAP_PTR: DWORD address of byte 0x34
 constexpr uint64_t READ_MAX = LAT_MAX + 1;              // cycles of one read, incl. the gap
-constexpr uint64_t WINDOW = 2 * POLL + 2 * READ_MAX + 8;
+// A round without the PCIe capability walks 1 + 32 standard headers first.
+constexpr uint64_t WINDOW = 2 * POLL + 2 * (33 + 2) * READ_MAX + 8;
 
 uint64_t mix(uint64_t x) {
     x += 0x9e3779b97f4a7c15ULL;
@@ -61,6 +74,14 @@ uint64_t mix(uint64_t x) {
 }
 
 enum class Layout { SRIOV, END0, LOW_PTR, LOOP };
+enum class StdLayout { PCIE, NONE, LOOP };
+const char *std_name(StdLayout l) {
+    switch (l) {
+    case StdLayout::PCIE: return "PCIe cap";
+    case StdLayout::NONE: return "no PCIe cap";
+    default: return "no PCIe cap, loop";
+    }
+}
 const char *layout_name(Layout l) {
     switch (l) {
     case Layout::SRIOV: return "SR-IOV";
@@ -76,6 +97,7 @@ struct CfgSpace {
     uint64_t salt = 0;
     std::vector<uint32_t> walk;  // the headers a walk reads, in order
     uint32_t cap = 0;            // SR-IOV capability; 0: none in the list
+    uint32_t pcap = 0;           // PCI Express capability; 0: none in the list
     uint32_t read(uint32_t a) const {
         auto it = regs.find(a);
         return it != regs.end() ? it->second : uint32_t(mix(a ^ salt));
@@ -90,9 +112,37 @@ uint32_t other_id(tb::Rng &r) {
     return id;
 }
 
-CfgSpace make_cfg(tb::Rng &r, Layout lay) {
+// The standard list in DWORDs 0x10..0x3f (16-byte slots, so a capability's
+// Device Control DWORD is its own).
+void make_std(tb::Rng &r, CfgSpace &c, StdLayout lay) {
+    const bool junk = tb::chance(r, 0.5);  // reserved pointer bits set
+    auto ptr = [&](uint32_t byte) { return byte | (junk && byte ? tb::rnd(r, 0, 3) : 0); };
+    unsigned before = tb::rnd(r, 0, 3), after = tb::chance(r, 0.5) ? tb::rnd(r, 1, 2) : 0;
+    unsigned n = lay == StdLayout::PCIE ? before + 1 + after : tb::rnd(r, 0, 4);
+    if (lay == StdLayout::LOOP) n = std::max(n, 1u);
+    std::vector<unsigned> slots(12);
+    std::iota(slots.begin(), slots.end(), 4u);  // 0x40 .. 0xf0
+    std::shuffle(slots.begin(), slots.end(), r);
+    std::vector<uint32_t> off(n);
+    for (unsigned i = 0; i < n; i++) off[i] = 16 * slots[i] + 4 * tb::rnd(r, 0, 1);
+    c.regs[CAP_PTR] = uint32_t(r()) & ~0xffu | (n ? ptr(off[0]) : 0);
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t next = i + 1 < n ? off[i + 1] : (tb::chance(r, 0.5) ? 0 : 4 * tb::rnd(r, 1, 15));
+        if (i + 1 == n && lay == StdLayout::LOOP) next = off[tb::rnd(r, 0, i)];
+        uint32_t id;
+        if (lay == StdLayout::PCIE && i == before) id = PCIE;
+        else do id = tb::rnd(r, 0, 0xff); while (id == PCIE);
+        c.regs[off[i] / 4] = uint32_t(r()) & 0xffff0000u | ptr(next) << 8 | id;
+        c.regs[off[i] / 4 + 1] = uint32_t(r());
+        c.regs[off[i] / 4 + 2] = uint32_t(r());  // Device Control in a PCIe capability
+        if (id == PCIE) c.pcap = off[i] / 4;
+    }
+}
+
+CfgSpace make_cfg(tb::Rng &r, Layout lay, StdLayout slay) {
     CfgSpace c;
     c.salt = r();
+    make_std(r, c, slay);
     const bool sriov = lay == Layout::SRIOV;
     unsigned others = sriov ? tb::rnd(r, 0, 4) : tb::rnd(r, 1, 4);
     unsigned tail = sriov && tb::chance(r, 0.5) ? tb::rnd(r, 1, 2) : 0;  // after SR-IOV: never read
@@ -114,8 +164,16 @@ CfgSpace make_cfg(tb::Rng &r, Layout lay) {
         for (uint32_t k = 1; k < 8; k++) c.regs[off[i] / 4 + k] = uint32_t(r());  // capability body
     }
     if (lay == Layout::LOW_PTR) {
-        // A decoy SR-IOV header, VFs enabled, where the pointer points: never to be read.
-        uint32_t d = (c.regs[off[n - 1] / 4] >> 20) / 4;
+        // A decoy SR-IOV header, VFs enabled, where the pointer points: never
+        // to be read. Not over the standard list.
+        auto clash = [&](uint32_t d) {
+            return d == CAP_PTR || d + 2 == CAP_PTR || d + 4 == CAP_PTR || c.regs.count(d) || c.regs.count(d + 2) ||
+                   c.regs.count(d + 4);
+        };
+        uint32_t d;
+        do d = tb::rnd(r, 1, 0x3b); while (clash(d));
+        uint32_t &h = c.regs[off[n - 1] / 4];
+        h = (h & 0xfffffu) | (4 * d) << 20;
         c.regs[d] = SRIOV | 1 << 16;
         c.regs[d + 2] = 1;
         c.regs[d + 4] = 5;
@@ -132,6 +190,52 @@ CfgSpace make_cfg(tb::Rng &r, Layout lay) {
     return c;
 }
 
+// What the block must read next, from the data it was answered (the order
+// kite_pcie_fn documents).
+struct RefWalker {
+    enum St { PPTR, PWALK, DCTL, WALK, CTRL, NUM, WAIT } st = PPTR;
+    uint32_t ptr = 0, cap = 0, pcap = 0, hdr = 0;
+    bool ext = false;
+    St sriov() const { return cap ? CTRL : WALK; }
+    uint32_t addr() const {
+        switch (st) {
+        case PPTR: return CAP_PTR;
+        case DCTL: return pcap + 2;
+        case CTRL: return cap + 2;
+        case NUM: return cap + 4;
+        default: return ptr;
+        }
+    }
+    // One answer; returns true when the round ends (the next read waits POLL).
+    bool answer(uint32_t d) {
+        switch (st) {
+        case PPTR:
+            if ((d & 0xff) < 0x40) { st = sriov(); ptr = EXT; hdr = 0; }
+            else { ptr = (d & 0xfc) >> 2; hdr = 0; st = PWALK; }
+            break;
+        case PWALK:
+            if ((d & 0xff) == PCIE) { pcap = ptr; st = DCTL; }
+            else if ((d >> 8 & 0xfc) < 0x40 || hdr == 31) { st = sriov(); ptr = EXT; hdr = 0; }
+            else { ptr = (d >> 8 & 0xfc) >> 2; hdr++; }
+            break;
+        case DCTL:
+            ext = d >> 8 & 1;
+            st = sriov(); ptr = EXT; hdr = 0;
+            break;
+        case WALK:
+            if ((d & 0xffff) == SRIOV) { cap = ptr; st = CTRL; }
+            else if ((d >> 20) < 0x100 || hdr == 31) st = WAIT;
+            else { ptr = (d >> 20) / 4; hdr++; }
+            break;
+        case CTRL: st = NUM; break;
+        case NUM: st = WAIT; break;
+        default: break;
+        }
+        return st == WAIT;
+    }
+    void next_round() { st = pcap ? DCTL : PPTR; ptr = EXT; hdr = 0; }
+};
+
 struct Bench {
     Vkite_pcie_fn m;
     tb::Clock<Vkite_pcie_fn> clk{m};
@@ -145,9 +249,12 @@ struct Bench {
     bool busy = false, after_done = false;
     unsigned lat = 0;
     uint32_t raddr = 0;
-    size_t walk_pos = 0;
-    bool rounds = false, want_ctrl = true, have_walk = false, have_round = false;
-    uint64_t walk_start = 0, round_start = 0;
+    RefWalker ref;
+    bool have_round = false, new_round = true;
+    uint64_t round_start = 0;
+    long round_reads = 0, prev_round_reads = 0;
+    long ext_reads[2] = {0, 0}, ext_flips = 0, dctl_changes = 0, pwalk_headers = 0;
+    bool ext_prev = false;
 
     // the host's SR-IOV registers and the expected num_vfs_o over time
     uint32_t ctrl = 0, num = 0;
@@ -174,8 +281,8 @@ struct Bench {
     uint32_t forced_done = 0;
 
     // figures
-    long reads = 0, walks = 0, headers = 0, nrounds = 0, changes = 0, over_nvf = 0;
-    uint64_t conv_max = 0, walk_gap_min = ~0ULL, walk_gap_max = 0, round_gap_min = ~0ULL, round_gap_max = 0;
+    long reads = 0, walks = 0, headers = 0, nrounds = 0, changes = 0, over_nvf = 0, all_rounds = 0;
+    uint64_t conv_max = 0, round_gap_min = ~0ULL, round_gap_max = 0;
     long raised_pf = 0, raised_vf = 0, raised_ign_vf = 0, raised_ign_pf = 0, held_reset = 0, pulses = 0;
     long pf_dones = 0, vf_dones = 0, same_cycle = 0, set_wins = 0, directed_dones = 0;
     uint64_t flr_lat_max = 0;
@@ -214,8 +321,8 @@ struct Bench {
     }
 
     // A new configuration space and a reset; FLRs may be held through it.
-    void epoch(Layout lay, bool hold_flr) {
-        cfg = make_cfg(rng, lay);
+    void epoch(Layout lay, StdLayout slay, bool hold_flr) {
+        cfg = make_cfg(rng, lay, slay);
         ctrl = uint32_t(rng()) & ~1u;
         num = uint32_t(rng()) & 0xff0000u | tb::rnd(rng, 0, NVF + 5);
         if (tb::chance(rng, 0.5)) ctrl |= 1;
@@ -238,13 +345,16 @@ struct Bench {
         for (int i = 0; i < 4; i++) {
             clk.tick();
             cyc++;
-            chk.expect(!m.cfg_mgmt_read_o && !m.flr_o && !m.num_vfs_o && !m.cfg_vf_flr_done_o && !m.cfg_flr_done_o,
+            chk.expect(!m.cfg_mgmt_read_o && !m.flr_o && !m.num_vfs_o && !m.ext_tag_o && !m.cfg_vf_flr_done_o &&
+                           !m.cfg_flr_done_o,
                        "outputs idle in reset");
         }
         m.rst_ni = 1;
-        busy = after_done = rounds = have_walk = have_round = false;
-        walk_pos = 0;
-        want_ctrl = true;
+        busy = after_done = have_round = false;
+        ref = RefWalker{};
+        new_round = true;
+        round_reads = prev_round_reads = 0;
+        ext_prev = false;
         ref_pend = 0;
         exp_pf_done = exp_vf_done = false;
         uint32_t in = in_word();
@@ -271,42 +381,32 @@ struct Bench {
         busy = true;
         lat = tb::rnd(rng, 1, LAT_MAX);
         raddr = a;
-        if (!rounds) {
-            if (walk_pos == 0 || walk_pos == cfg.walk.size()) {
-                if (have_walk) {
-                    uint64_t gap = cyc - walk_start;
-                    walk_gap_min = std::min(walk_gap_min, gap);
-                    walk_gap_max = std::max(walk_gap_max, gap);
-                    chk.expect(gap >= POLL && gap <= POLL + 32 * READ_MAX + 8,
-                               "walk retried %llu cycles after the last (POLL %u)", (unsigned long long)gap, POLL);
-                }
-                have_walk = true;
-                walk_start = cyc;
-                walks++;
-                walk_pos = 0;
+        uint32_t want = ref.addr();
+        chk.expect(a == want, "read of DWORD %03x, want %03x (reference state %d, header %u)", a, want, int(ref.st),
+                   ref.hdr);
+        if (new_round) {
+            if (have_round) {
+                uint64_t gap = cyc - round_start;
+                round_gap_min = std::min(round_gap_min, gap);
+                round_gap_max = std::max(round_gap_max, gap);
+                chk.expect(gap >= POLL && gap <= POLL + uint64_t(prev_round_reads) * READ_MAX + 8,
+                           "round %llu cycles after the last (POLL %u, %ld reads)", (unsigned long long)gap, POLL,
+                           prev_round_reads);
             }
-            chk.expect(a == cfg.walk[walk_pos], "walk read %u: DWORD %03x, want the header at %03x", unsigned(walk_pos),
-                       a, cfg.walk[walk_pos]);
-            walk_pos++;
-            headers++;
-            if (walk_pos == cfg.walk.size() && cfg.cap) rounds = true;
-        } else {
-            uint32_t want = cfg.cap + (want_ctrl ? 2 : 4);
-            chk.expect(a == want, "round read of DWORD %03x, want %03x (%s)", a, want, want_ctrl ? "Control" : "NumVFs");
-            if (want_ctrl) {
-                if (have_round) {
-                    uint64_t gap = cyc - round_start;
-                    round_gap_min = std::min(round_gap_min, gap);
-                    round_gap_max = std::max(round_gap_max, gap);
-                    chk.expect(gap >= POLL && gap <= POLL + 2 * READ_MAX + 8,
-                               "round %llu cycles after the last (POLL %u)", (unsigned long long)gap, POLL);
-                }
-                have_round = true;
-                round_start = cyc;
-                nrounds++;
-            }
-            want_ctrl = !want_ctrl;
+            have_round = true;
+            round_start = cyc;
+            new_round = false;
+            round_reads = 0;
+            all_rounds++;
         }
+        round_reads++;
+        if (ref.st == RefWalker::WALK) {
+            if (ref.hdr == 0) walks++;
+            headers++;
+        }
+        if (ref.st == RefWalker::PWALK) pwalk_headers++;
+        if (ref.st == RefWalker::DCTL) ext_reads[cfg.read(a) >> 8 & 1]++;
+        if (ref.st == RefWalker::CTRL) nrounds++;
     }
 
     void observe_cfg() {
@@ -321,6 +421,11 @@ struct Bench {
             start_read(m.cfg_mgmt_addr_o);
         }
         if (!rd) chk.expect(!m.cfg_mgmt_write_o, "no write");
+        bool et = m.ext_tag_o;
+        chk.expect(et == ref.ext, "ext_tag_o %d, the last Device Control read says %d (cycle %llu)", et, ref.ext,
+                   (unsigned long long)cyc);
+        ext_flips += et != ext_prev;
+        ext_prev = et;
 
         unsigned nv = m.num_vfs_o;
         if (nv <= NVF) values_seen[nv]++;
@@ -458,6 +563,16 @@ struct Bench {
             m.cfg_mgmt_read_data_i = cfg.read(raddr);
             busy = false;
             after_done = true;
+            if (ref.answer(m.cfg_mgmt_read_data_i)) {
+                ref.next_round();
+                new_round = true;
+                prev_round_reads = round_reads;
+            }
+        }
+        // the host's Device Control, bit 8 included
+        if (cfg.pcap && tb::chance(rng, 0.002)) {
+            cfg.regs[cfg.pcap + 2] ^= (tb::chance(rng, 0.5) ? 1u << 8 : 0) | (uint32_t(rng()) & 0xfffffeffu);
+            dctl_changes++;
         }
         // the host, between reads
         if (cfg.cap && cyc >= next_change) {
@@ -543,24 +658,31 @@ int main(int argc, char **argv) {
     std::printf("[pcie_fn] seed %llu\n", (unsigned long long)args.seed);
 
     const long iters = args.iters(200000);
-    struct Ep { Layout lay; long cycles; };
+    struct Ep { Layout lay; StdLayout slay; long cycles; };
     // Long enough for walks to be retried and rounds to follow changes, whatever --n says.
     const long none = std::max<long>(iters / 20, 4 * POLL), some = std::max<long>(iters / 5, 8 * POLL);
     const Ep eps[] = {
-        {Layout::END0, none}, {Layout::SRIOV, some}, {Layout::LOW_PTR, none}, {Layout::SRIOV, some},
-        {Layout::LOOP, 2 * none}, {Layout::SRIOV, some}, {Layout::SRIOV, some},
+        {Layout::END0, StdLayout::PCIE, none},      {Layout::SRIOV, StdLayout::PCIE, some},
+        {Layout::LOW_PTR, StdLayout::NONE, none},   {Layout::SRIOV, StdLayout::PCIE, some},
+        {Layout::LOOP, StdLayout::PCIE, 2 * none},  {Layout::SRIOV, StdLayout::LOOP, some},
+        {Layout::SRIOV, StdLayout::PCIE, some},     {Layout::SRIOV, StdLayout::NONE, some},
     };
     Bench b(chk, rng);
     b.inject = args.inject;
     int e = 0;
     for (const Ep &ep : eps) {
-        b.epoch(ep.lay, e % 2 == 1 || tb::chance(rng, 0.3));
+        b.epoch(ep.lay, ep.slay, e % 2 == 1 || tb::chance(rng, 0.3));
         long walks0 = b.walks, rounds0 = b.nrounds;
         for (long i = 0; i < ep.cycles; i++) b.step();
         b.drain();
         b.directed_dones_burst();
-        std::printf("[pcie_fn] epoch %d (%s, %zu headers walked, SR-IOV at 0x%03x): %ld walks, %ld rounds\n", e,
-                    layout_name(ep.lay), b.cfg.walk.size(), b.cfg.cap * 4, b.walks - walks0, b.nrounds - rounds0);
+        std::printf("[pcie_fn] epoch %d (%s, %zu headers walked, SR-IOV at 0x%03x; %s at 0x%02x): %ld walks, "
+                    "%ld rounds\n",
+                    e, layout_name(ep.lay), b.cfg.walk.size(), b.cfg.cap * 4, std_name(ep.slay), b.cfg.pcap * 4,
+                    b.walks - walks0, b.nrounds - rounds0);
+        chk.expect(b.ref.cap == b.cfg.cap && b.ref.pcap == b.cfg.pcap,
+                   "walks found SR-IOV at %03x, PCIe at %02x; placed at %03x, %02x", b.ref.cap * 4, b.ref.pcap * 4,
+                   b.cfg.cap * 4, b.cfg.pcap * 4);
         if (ep.lay == Layout::SRIOV)
             chk.expect(b.walks - walks0 == 1 && b.nrounds - rounds0 > 0, "one walk, then rounds (%ld, %ld)",
                        b.walks - walks0, b.nrounds - rounds0);
@@ -570,11 +692,14 @@ int main(int argc, char **argv) {
         e++;
     }
 
-    std::printf("[pcie_fn] cfg_mgmt: %ld reads, %ld walks (%ld headers), %ld rounds; walk every %llu..%llu cycles, "
-                "round every %llu..%llu\n",
-                b.reads, b.walks, b.headers, b.nrounds, (unsigned long long)b.walk_gap_min,
-                (unsigned long long)b.walk_gap_max, (unsigned long long)b.round_gap_min,
-                (unsigned long long)b.round_gap_max);
+    std::printf("[pcie_fn] cfg_mgmt: %ld reads, %ld rounds every %llu..%llu cycles; %ld SR-IOV walks (%ld headers), "
+                "%ld with NumVFs; %ld standard headers\n",
+                b.reads, b.all_rounds, (unsigned long long)b.round_gap_min, (unsigned long long)b.round_gap_max,
+                b.walks, b.headers, b.nrounds, b.pwalk_headers);
+    std::printf("[pcie_fn] Extended Tag: %ld Device Control changes, %ld reads with the bit clear, %ld set; "
+                "ext_tag_o changed %ld times\n",
+                b.dctl_changes, b.ext_reads[0], b.ext_reads[1], b.ext_flips);
+    chk.expect(b.ext_reads[0] > 0 && b.ext_reads[1] > 0 && b.ext_flips > 2, "ext_tag_o followed the bit both ways");
     std::printf("[pcie_fn] NumVFs: %ld host changes (%ld NumVFs over %u), slowest follow %llu cycles (window %llu); "
                 "values shown:",
                 b.changes, b.over_nvf, NVF, (unsigned long long)b.conv_max, (unsigned long long)WINDOW);

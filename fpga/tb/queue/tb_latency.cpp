@@ -126,6 +126,7 @@ struct Bench {
         m.cc_tready_i = 1;
         m.cfg_max_payload_i = 1;   // 256
         m.cfg_max_read_req_i = 2;  // 512
+        m.cfg_ext_tag_i = 1;       // Extended Tag Field Enable, as Linux sets it: 256 read tags
         m.msix_ready_i = 1;
         m.tx_tready_i = 3;
         m.rx_tvalid_i = 0;

@@ -59,7 +59,7 @@ namespace km = kite::model;
 
 constexpr int NFN = int(kite::ctx::MAX_FN);
 constexpr int NQ = 512;
-constexpr size_t SQ_DEPTH = 8;                  // kite_qm_top's default
+constexpr size_t SQ_DEPTH = 16;                 // kite_qm_top's default
 constexpr uint64_t RING_BASE = 0x10000000ull;   // SQ q ring at RING_BASE + q * 1 MiB
 constexpr uint64_t RING_SPAN = uint64_t(NQ) << 20;
 
