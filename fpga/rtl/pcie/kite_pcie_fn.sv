@@ -84,6 +84,8 @@ module kite_pcie_fn #(
   logic [9:0]  ptr_q;       // header being read (DWORD address)
   logic [9:0]  cap_q;       // SR-IOV capability; 0 until found (it is >= 0x40)
   logic [9:0]  pcap_q;      // PCI Express capability; 0 until found (>= 0x10)
+  logic [5:0]  pptr_q;      // standard header being read (DWORD address)
+  logic [4:0]  phdr_q;      // standard headers read in this walk, less one
   logic [4:0]  hdr_q;       // headers read in this walk, less one
   logic        vfe_q;       // VF Enable of this round
   logic [TW-1:0] timer_q;
@@ -103,6 +105,8 @@ module kite_pcie_fn #(
       ptr_q           <= EXT_CAP;
       cap_q           <= '0;
       pcap_q          <= '0;
+      pptr_q          <= '0;
+      phdr_q          <= '0;
       ext_tag_o       <= 1'b0;
       hdr_q           <= '0;
       vfe_q           <= 1'b0;
@@ -115,33 +119,23 @@ module kite_pcie_fn #(
       unique case (state_q)
         S_PPTR: begin
           // The pointer's low two bits are reserved.
-          if (rdata[7:6] == 2'b00) begin
-            state_q <= sriov_st;
-            ptr_q   <= EXT_CAP;
-          end else begin
-            ptr_q   <= 10'(rdata[7:2]);
-            hdr_q   <= '0;
-            state_q <= S_PWALK;
-          end
+          pptr_q  <= rdata[7:2];
+          phdr_q  <= '0;
+          state_q <= rdata[7:6] == 2'b00 ? sriov_st : S_PWALK;   // below 0x40: no list
         end
         S_PWALK: begin
+          pptr_q <= pnext;
+          phdr_q <= phdr_q + 1'b1;
           if (rdata[7:0] == PCIE_ID) begin
-            pcap_q  <= ptr_q;
+            pcap_q  <= 10'(pptr_q);
             state_q <= S_DCTL;
-          end else if (pnext[5:4] == 2'b00 || hdr_q == 5'd31) begin
-            state_q <= sriov_st;
-            ptr_q   <= EXT_CAP;
-            hdr_q   <= '0;
-          end else begin
-            ptr_q <= 10'(pnext);
-            hdr_q <= hdr_q + 1'b1;
+          end else if (pnext[5:4] == 2'b00 || phdr_q == 5'd31) begin
+            state_q <= sriov_st;   // end of list, or it loops
           end
         end
         S_DCTL: begin
           ext_tag_o <= rdata[8];
           state_q   <= sriov_st;
-          ptr_q     <= EXT_CAP;
-          hdr_q     <= '0;
         end
         S_WALK: begin
           if (rdata[15:0] == SRIOV_ID) begin
@@ -182,6 +176,7 @@ module kite_pcie_fn #(
         cfg_mgmt_read_o <= 1'b1;
         unique case (state_q)
           S_PPTR:  cfg_mgmt_addr_o <= CAP_PTR;
+          S_PWALK: cfg_mgmt_addr_o <= 10'(pptr_q);
           S_DCTL:  cfg_mgmt_addr_o <= pcap_q + 10'd2;
           S_CTRL:  cfg_mgmt_addr_o <= cap_q + 10'd2;
           S_NUM:   cfg_mgmt_addr_o <= cap_q + 10'd4;
