@@ -23,8 +23,9 @@
 // by walking the standard list from the Capabilities Pointer (0x34): a walk
 // ends at a next pointer below 0x40 or after 32 headers and is retried in
 // the next round; until found ext_tag_o stays 0 (5-bit tags are always
-// allowed). Linux sets the bit at enumeration, before the driver enables
-// bus mastering, so the first round after link-up sees it.
+// allowed). Linux sets the bit at enumeration, long before a driver starts
+// DMA, and a round comes every POLL cycles (4 us), so the pool is 256 by
+// the first read; a later change reaches kite_pcie_rd within a round.
 //
 // Each read holds cfg_mgmt_read_o (address, function 0, all byte enables)
 // until cfg_mgmt_read_write_done_i, takes the data in that cycle and drops
