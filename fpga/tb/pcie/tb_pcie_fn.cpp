@@ -405,7 +405,6 @@ struct Bench {
             headers++;
         }
         if (ref.st == RefWalker::PWALK) pwalk_headers++;
-        if (ref.st == RefWalker::DCTL) ext_reads[cfg.read(a) >> 8 & 1]++;
         if (ref.st == RefWalker::CTRL) nrounds++;
     }
 
@@ -563,6 +562,7 @@ struct Bench {
             m.cfg_mgmt_read_data_i = cfg.read(raddr);
             busy = false;
             after_done = true;
+            if (ref.st == RefWalker::DCTL) ext_reads[m.cfg_mgmt_read_data_i >> 8 & 1]++;
             if (ref.answer(m.cfg_mgmt_read_data_i)) {
                 ref.next_round();
                 new_round = true;
