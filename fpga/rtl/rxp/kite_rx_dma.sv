@@ -306,10 +306,21 @@ module kite_rx_dma #(
   logic [CTX_W-1:0] ctx_mem [NQ];
   logic [CTX_W-1:0] ctx_a_q;                  // for a doorbell's line
   logic [NQ-1:0]    en_q;
-  // State, pi and ci: no reset (en_q says which entries hold a context).
-  logic [1:0]       st_q [NQ];
-  logic [15:0]      pi_q [NQ];
-  logic [15:0]      ci_q [NQ];
+  // State, pi and ci of the 512 RQs: distributed RAM, one write port each,
+  // read without a clock where the datapath needs them (the head frame's
+  // RQ, a doorbell's, the retiring frame's, the context write's), so the
+  // pipeline is the same as with flip-flops. Each array has one writer:
+  // pi the doorbells, ci dispatch or the retire side's rollback (dispatch
+  // waits that cycle), the state the context writes. What else changes them
+  // is a flag per RQ over the RAM: a context write's restart reads pi / ci
+  // as 0 (pz_q / cz_q, until the next write of each), the datapath's ERR
+  // reads the state as ERR (qerr_q, until the next context write). No reset
+  // for the RAMs (en_q says which entries hold a context).
+  logic [1:0]       st_mem [NQ];
+  logic [15:0]      pi_mem [NQ];
+  logic [15:0]      ci_mem [NQ];
+  logic [NQ-1:0]    pz_q, cz_q, qerr_q;
+  logic [1:0]       st_d, st_a, st_r, st_c;  // at qn, a_qn_q, rc_qn, cfg_qn_i
 
   // The head frame's RQ (the meta port holds it until dispatched).
   logic [QW-1:0]   qn;
@@ -341,12 +352,7 @@ module kite_rx_dma #(
   // without a context counts as RST).
   logic cfg_restart;
   assign cfg_restart = cfg_state_i == ST_RST ||
-                       (cfg_state_i == ST_RDY && (!en_q[cfg_qn_i] || st_q[cfg_qn_i] == ST_RST));
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) en_q <= '0;
-    else if (cfg_valid_i) en_q[cfg_qn_i] <= cfg_en_i;
-  end
+                       (cfg_state_i == ST_RDY && (!en_q[cfg_qn_i] || st_c == ST_RST));
 
   logic          d_consume;           // dispatch takes the WQE at ci
   logic          r_errph;             // retire: a write failed, RQ to ERR
@@ -356,22 +362,51 @@ module kite_rx_dma #(
   logic [$clog2(NDESC)-1:0] rt_i;
   logic          err_set;             // an RQ goes to ERR
   logic [QW-1:0] err_qn;
-  logic [15:0]   ci_d, pi_d;
-  assign ci_d = ci_q[qn];
-  assign pi_d = pi_q[qn];
+  logic [15:0]   ci_d, pi_d, ci_a, pi_a;    // at qn, a_qn_q
+  assign ci_d = cz_q[qn] ? 16'd0 : ci_mem[qn];
+  assign pi_d = pz_q[qn] ? 16'd0 : pi_mem[qn];
+  assign ci_a = cz_q[a_qn_q] ? 16'd0 : ci_mem[a_qn_q];
+  assign pi_a = pz_q[a_qn_q] ? 16'd0 : pi_mem[a_qn_q];
+  assign st_d = qerr_q[qn] ? ST_ERR : st_mem[qn];
+  assign st_a = qerr_q[a_qn_q] ? ST_ERR : st_mem[a_qn_q];
+  assign st_r = qerr_q[rc_qn] ? ST_ERR : st_mem[rc_qn];
+  assign st_c = qerr_q[cfg_qn_i] ? ST_ERR : st_mem[cfg_qn_i];
+
+  // ci: dispatch's consumption, or a write error's rollback over younger
+  // speculative frames (dispatch waits in that cycle).
+  logic          ci_we;
+  logic [QW-1:0] ci_wa;
+  logic [15:0]   ci_wd;
+  assign ci_we = d_consume || r_errph;
+  assign ci_wa = r_errph ? rc_qn : qn;
+  assign ci_wd = r_errph ? rc_widx + 1'b1 : ci_d + 1'b1;
+
+  always_ff @(posedge clk_i) begin
+    if (acc_valid_i) pi_mem[acc_qn_i] <= acc_pi_i;
+    if (ci_we) ci_mem[ci_wa] <= ci_wd;
+    if (cfg_valid_i) st_mem[cfg_qn_i] <= cfg_state_i;
+  end
 
   // A context write wins over the datapath's update of the same entry.
-  always_ff @(posedge clk_i) begin
-    if (acc_valid_i) pi_q[acc_qn_i] <= acc_pi_i;
-    if (d_consume) ci_q[qn] <= ci_d + 1'b1;
-    if (err_set) st_q[err_qn] <= ST_ERR;
-    // A write error rolls ci back over younger speculative frames.
-    if (r_errph) ci_q[rc_qn] <= rc_widx + 1'b1;
-    if (cfg_valid_i && cfg_restart) begin
-      pi_q[cfg_qn_i] <= '0;
-      ci_q[cfg_qn_i] <= '0;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      en_q   <= '0;
+      pz_q   <= '1;
+      cz_q   <= '1;
+      qerr_q <= '0;
+    end else begin
+      if (acc_valid_i) pz_q[acc_qn_i] <= 1'b0;
+      if (ci_we) cz_q[ci_wa] <= 1'b0;
+      if (err_set) qerr_q[err_qn] <= 1'b1;
+      if (cfg_valid_i) begin
+        en_q[cfg_qn_i]   <= cfg_en_i;
+        qerr_q[cfg_qn_i] <= 1'b0;
+        if (cfg_restart) begin
+          pz_q[cfg_qn_i] <= 1'b1;
+          cz_q[cfg_qn_i] <= 1'b1;
+        end
+      end
     end
-    if (cfg_valid_i) st_q[cfg_qn_i] <= cfg_state_i;
   end
 
   // --------------------------------------------------------- WQE cache
@@ -459,7 +494,7 @@ module kite_rx_dma #(
   logic [3:0]      al_lsz, al_lstr;
   logic [FN_W-1:0] al_fn;
   logic [15:0]     al_ci, al_pi;
-  assign a_alloc = a_v_q && !a_stale_q && !a_hit && en_q[a_qn_q] && st_q[a_qn_q] == ST_RDY &&
+  assign a_alloc = a_v_q && !a_stale_q && !a_hit && en_q[a_qn_q] && st_a == ST_RDY &&
                    free_ok && !d_alloc;
   assign alloc   = d_alloc || a_alloc;
   always_comb begin
@@ -468,8 +503,8 @@ module kite_rx_dma #(
     end else begin
       al_l = free_l; al_qn = a_qn_q; al_base = a_base; al_lsz = a_lsz; al_lstr = a_lstr; al_fn = a_fn;
     end
-    al_ci = ci_q[al_qn];
-    al_pi = (acc_valid_i && acc_qn_i == al_qn) ? acc_pi_i : pi_q[al_qn];
+    al_ci = d_alloc ? ci_d : ci_a;
+    al_pi = (acc_valid_i && acc_qn_i == al_qn) ? acc_pi_i : (d_alloc ? pi_d : pi_a);
   end
 
   // Prefetch: a rotating pick among the lines with a posted WQE not yet
@@ -732,7 +767,7 @@ module kite_rx_dma #(
     d_alloc = 1'b0;
     if (!d_have) d_wait = 1'b1;
     else if (meta_drop_i) d_kind = meta_drop_flow_i ? EV_FLOW_DROP : EV_FILTERED;
-    else if (!qn_ok || !en_q[qn] || st_q[qn] != ST_RDY) d_kind = EV_NO_BUF;
+    else if (!qn_ok || !en_q[qn] || st_d != ST_RDY) d_kind = EV_NO_BUF;
     else if (meta_malformed_i) d_kind = EV_MALFORMED;
     else if (pi_d == ci_d) begin
       // A frame to be held waits for the delivering frames of its RQ: if
@@ -755,6 +790,12 @@ module kite_rx_dma #(
       // be refilled while being written.
       d_kind = EV_PROT_ERR;
       d_wait = haz;
+    end
+    // ci's write port is the retire side's rollback in this cycle (which
+    // may be this RQ's: no line for it either).
+    if (r_errph) begin
+      d_wait  = 1'b1;
+      d_alloc = 1'b0;
     end
   end
   assign d_go      = !d_wait;
@@ -977,7 +1018,7 @@ module kite_rx_dma #(
   assign r_have     = dq_rd_q != dq_dp_q;
   assign r_resolved = r_have && fin_q[rt_i] && rec_got[rt_i] == rec_nwr[rt_i];
   assign r_failed   = rc_kind == EV_OK && !cancel_q[rt_i] && err_q[rt_i];
-  assign r_conv     = cancel_q[rt_i] || (spec_q[rt_i] && st_q[rc_qn] == ST_ERR);
+  assign r_conv     = cancel_q[rt_i] || (spec_q[rt_i] && st_r == ST_ERR);
   assign r_errph    = r_resolved && r_failed && !h_errd_q;
   assign r_ready    = r_resolved && !r_errph;
   assign r_kind     = r_failed ? EV_WR_ERR : (r_conv ? EV_NO_BUF : rc_kind);
