@@ -75,7 +75,7 @@ module kite_rx_dma #(
   // WQEs read ahead of ci (and at most LCH 16-byte chunks of them: 32
   // WQEs at the 512-byte stride), with up to RDQ reads in flight.
   parameter int unsigned NLINE   = 8,
-  parameter int unsigned NWQE    = 64,    // power of 2, at least 4
+  parameter int unsigned NWQE    = 256,   // power of 2, at least 4
   parameter int unsigned LCH     = 1024,  // power of 2, at least MAX_SGE
   parameter int unsigned RDQ     = 256,   // power of 2
   // Bytes per WQE read at most (power of 2, 64..4096): reads end at a
@@ -427,14 +427,19 @@ module kite_rx_dma #(
   logic [3:0]       llstr_q [NLINE];
   logic [FN_W-1:0]  lfn_q   [NLINE];
   logic [KW:0]      lout_q  [NLINE];        // reads issued, not yet answered
-  logic [NSLOT-1:0] rdy_q;                  // slot holds its WQE
+  // Answers come in request order and a line's requests in index order, and
+  // its WQEs are consumed in index order (lci), so the WQEs it holds are
+  // lci .. lans - 1: no flag per slot. Only the first failed read matters
+  // (a frame that takes its first WQE puts the RQ in ERR, and ci never
+  // passes it): lerr, valid with lerr_v.
+  logic [15:0]      lans_q  [NLINE];        // next WQE to be answered
+  logic [15:0]      lerr_q  [NLINE];
+  logic [NLINE-1:0] lerr_v_q;
 
   // Per slot, from the WQE's answer: entries, capacity, bad lkey, in four
   // banks (slot mod 4: the up to four WQEs ending in one answer beat are
-  // consecutive); the read's failure is a flag per slot, set with rdy_q
-  // when the whole answer is in.
+  // consecutive), valid once the whole answer is in (lans passes it).
   localparam int unsigned SUM_W = SW + 1 + 38 + 1;
-  logic [NSLOT-1:0] serr_q;
 
   // Doorbell stage: the context read for a possible allocation.
   logic          a_v_q, a_stale_q;
@@ -494,8 +499,12 @@ module kite_rx_dma #(
   logic [3:0]      al_lsz, al_lstr;
   logic [FN_W-1:0] al_fn;
   logic [15:0]     al_ci, al_pi;
+  // Neither allocation for an RQ whose context is written, or that goes to
+  // ERR, in this cycle: the line would hold the old context, and the drops
+  // below only see the lines as they were.
   assign a_alloc = a_v_q && !a_stale_q && !a_hit && en_q[a_qn_q] && st_a == ST_RDY &&
-                   free_ok && !d_alloc;
+                   free_ok && !d_alloc && !(cfg_valid_i && cfg_qn_i == a_qn_q) &&
+                   !(err_set && err_qn == a_qn_q);
   assign alloc   = d_alloc || a_alloc;
   always_comb begin
     if (d_alloc) begin
@@ -537,14 +546,25 @@ module kite_rx_dma #(
       if (l_thr[l] > 17'(RD_MAX >> llstr_q[l])) l_thr[l] = 17'(RD_MAX >> llstr_q[l]);
       lwmax[l] = 17'(LCH) >> sh_of(llstr_q[l]);
       if (lwmax[l] > 17'(NWQE)) lwmax[l] = 17'(NWQE);
+      // Not a line dropped in this cycle: its read would go out for a ring
+      // the context write just replaced (or an RQ now in ERR).
       elig[l] = lv_q[l] && lfe_q[l] != lpi_q[l] && 17'(lwin[l]) < lwmax[l] &&
-                lwmax[l] - 17'(lwin[l]) >= l_thr[l];
+                lwmax[l] - 17'(lwin[l]) >= l_thr[l] &&
+                !(cfg_valid_i && lq_q[l] == cfg_qn_i) && !(r_errph && lq_q[l] == rc_qn);
     end
     for (int k = NLINE - 1; k >= 0; k--)
       if (elig[LW'(32'(pf_ptr_q) + 32'(k))]) begin pf_pick = LW'(32'(pf_ptr_q) + 32'(k)); pf_any = 1'b1; end
   end
-  assign rd_go   = pf_v_q && rd_req_ready_i;
-  assign pf_load = (!pf_v_q || rd_req_ready_i) && pf_any && rd_res_q != (RW + 1)'(RDQ);
+  // A request whose line is dropped (a context write of its RQ, or ERR)
+  // before it is taken is withdrawn: the ring it reads may be gone. The
+  // card's read arbiter is a priority mux that takes a request only in the
+  // cycle of its handshake, so withdrawing one is allowed.
+  logic pf_dead, pf_cancel;
+  assign pf_dead   = !lv_q[pf_l_q] || (cfg_valid_i && lq_q[pf_l_q] == cfg_qn_i) ||
+                     (r_errph && lq_q[pf_l_q] == rc_qn);
+  assign pf_cancel = pf_v_q && pf_dead;
+  assign rd_go   = pf_v_q && !pf_dead && rd_req_ready_i;
+  assign pf_load = (!pf_v_q || pf_dead || rd_req_ready_i) && pf_any && rd_res_q != (RW + 1)'(RDQ);
 
   logic [15:0] pf_mask, pf_idx;
   logic [63:0] pf_a;
@@ -564,7 +584,7 @@ module kite_rx_dma #(
     pf_n = n_min == '0 ? (KW + 1)'(1) : (KW + 1)'(n_min);
   end
 
-  assign rd_req_valid_o = pf_v_q;
+  assign rd_req_valid_o = pf_v_q && !pf_dead;
   assign rd_req_id_o    = RD_ID;
   assign rd_req_fn_o    = pf_fn_q;
   assign rd_req_addr_o  = pf_addr_q;
@@ -593,7 +613,7 @@ module kite_rx_dma #(
   // beat (consecutive in the ring) go to four banks whatever the stride.
   function automatic logic [CW-1:0] chunk_of(input logic [2:0] sh, input logic [KW-1:0] s,
                                              input logic [5:0] e);
-    chunk_of = CW'(({{CW{1'b0}}, s} << sh) + {{CW{1'b0}}, e});
+    chunk_of = CW'(((CW + KW)'(s) << sh) + (CW + KW)'(e));
   endfunction
 
   // Answer: chunk j (16 bytes) of a beat is the request's chunk
@@ -704,18 +724,18 @@ module kite_rx_dma #(
   logic [SW:0]   s_nsge;
   logic [37:0]   s_cap;
   assign slot_d = ci_d[KW-1:0];
-  // The slot holds WQE ci only while ci is within NWQE of the line's oldest
-  // WQE still being written (dispatch may run that far ahead).
+  // WQE ci is cached when it lies in lci .. lans - 1 (dispatch runs ahead of
+  // lci, the line's oldest WQE still being written).
   logic [15:0] lag_d;
   assign lag_d  = ci_d - lci_q[h];
-  assign rdy_d  = rdy_q[{h, slot_d}] && lag_d < 16'(NWQE);
+  assign rdy_d  = lag_d < lans_q[h] - lci_q[h];
   logic [SUM_W-1:0] sum_rd [4];
   for (genvar b = 0; b < 4; b++) begin : g_sum
     logic [SUM_W-1:0] mem [NSLOT/4];
     always_ff @(posedge clk_i) if (rsp_go && sw_v[b]) mem[{rs_l, sw_row[b]}] <= sw_d[b];
     assign sum_rd[b] = mem[{h, slot_d[KW-1:2]}];
   end
-  assign s_err = serr_q[{h, slot_d}];
+  assign s_err = lerr_v_q[h] && lag_d >= lerr_q[h] - lci_q[h];
   assign {s_nsge, s_cap, s_bad} = sum_rd[slot_d[1:0]];
   assign strip_d = c_flags[0] && meta_num_vlans_i != 2'd0 && d_head[8*12 +: 16] == 16'h0081;
   // RX_FCS: the FCS follows the frame in the buffer; the length counts it.
@@ -778,7 +798,7 @@ module kite_rx_dma #(
     end
     else if (!hit) begin
       d_wait  = 1'b1;
-      d_alloc = vict_ok;
+      d_alloc = vict_ok && !(cfg_valid_i && cfg_qn_i == qn);
     end else if (!rdy_d) d_wait = 1'b1;
     else if (s_err) begin
       d_kind = EV_RD_ERR;
@@ -1090,33 +1110,11 @@ module kite_rx_dma #(
     end
   end
 
-  // The slots' flags change through masks with constant bit indices: as
-  // indexed bit writes in the process below (130 of them, each 512 bits
-  // wide) they cost yosys 14 minutes of proc passes and 18k LUTs of muxes.
-  // Fill: the request's WQEs are cached, failed or not, once its answer is
-  // in. Clear (wins): a PROT_ERR WQE at dispatch, a delivering one once its
-  // last entry is read, and a line's slots when it is allocated.
-  logic [NSLOT-1:0] rdy_fill, rdy_clr;
-  always_comb begin
-    rdy_fill = '0;
-    rdy_clr  = '0;
-    for (int l = 0; l < NLINE; l++)
-      for (int s = 0; s < NWQE; s++) begin
-        if (rsp_end && lv_q[rs_l] && rs_l == LW'(l) && (KW + 1)'(KW'(s) - rs_slot) < rs_n)
-          rdy_fill[l * NWQE + s] = 1'b1;
-        if ((d_go && d_kind == EV_PROT_ERR && h == LW'(l) && slot_d == KW'(s)) ||
-            (wr_go && sg_last && sg_l_q == LW'(l) && sg_slot_q == KW'(s)) ||
-            (alloc && al_l == LW'(l)))
-          rdy_clr[l * NWQE + s] = 1'b1;
-      end
-  end
-
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       lv_q      <= '0;
       lr_v_q    <= '0;
-      rdy_q     <= '0;
-      serr_q    <= '0;
+      lerr_v_q  <= '0;
       vp_q      <= '0;
       pf_v_q    <= 1'b0;
       pf_l_q    <= '0;
@@ -1140,6 +1138,8 @@ module kite_rx_dma #(
         lr_q[l]    <= '0;
         lci_q[l]   <= '0;
         lfe_q[l]   <= '0;
+        lans_q[l]  <= '0;
+        lerr_q[l]  <= '0;
         lpi_q[l]   <= '0;
         lbase_q[l] <= '0;
         llsz_q[l]  <= '0;
@@ -1160,13 +1160,13 @@ module kite_rx_dma #(
         pf_len_q  <= 16'(pf_n) << llstr_q[pf_pick];
         pf_fn_q   <= lfn_q[pf_pick];
         lfe_q[pf_pick] <= lfe_q[pf_pick] + 16'(pf_n);
-      end else if (rd_go) begin
+      end else if (rd_go || pf_cancel) begin
         pf_v_q <= 1'b0;
       end
-      rd_res_q <= rd_res_q + (RW + 1)'(pf_load) - (RW + 1)'(rsp_end);
+      rd_res_q <= rd_res_q + (RW + 1)'(pf_load) - (RW + 1)'(rsp_end) - (RW + 1)'(pf_cancel);
       for (int l = 0; l < NLINE; l++)
         lout_q[l] <= lout_q[l] + (KW + 1)'(pf_load && pf_pick == LW'(l)) -
-                     (KW + 1)'(rsp_end && rs_l == LW'(l));
+                     (KW + 1)'(rsp_end && rs_l == LW'(l)) - (KW + 1)'(pf_cancel && pf_l_q == LW'(l));
 
       // Answers.
       if (rsp_go) begin
@@ -1186,8 +1186,14 @@ module kite_rx_dma #(
         rb_bad_q  <= 1'b0;
         rb_err_q  <= 1'b0;
       end
-      rdy_q  <= (rdy_q | rdy_fill) & ~rdy_clr;
-      serr_q <= (serr_q & ~rdy_fill) | (rdy_fill & {NSLOT{rb_err_q || rd_rsp_err_i}});
+      // The request's WQEs are cached, failed or not, once its answer is in.
+      if (rsp_end && lv_q[rs_l]) begin
+        lans_q[rs_l] <= lans_q[rs_l] + 16'(rs_n);
+        if ((rb_err_q || rd_rsp_err_i) && !lerr_v_q[rs_l]) begin
+          lerr_v_q[rs_l] <= 1'b1;
+          lerr_q[rs_l]   <= lans_q[rs_l];
+        end
+      end
 
       // Consumption: a PROT_ERR WQE at dispatch, a delivering one once its
       // last entry is read (its slot must not be refilled before).
@@ -1209,6 +1215,8 @@ module kite_rx_dma #(
         lq_q[al_l]    <= al_qn;
         lci_q[al_l]   <= al_ci;
         lfe_q[al_l]   <= al_ci;
+        lans_q[al_l]  <= al_ci;
+        lerr_v_q[al_l] <= 1'b0;
         lpi_q[al_l]   <= al_pi;
         lbase_q[al_l] <= al_base;
         llsz_q[al_l]  <= al_lsz;
