@@ -104,10 +104,10 @@ result "lint top (kite_top, the U250 board top, with the IP's declared ports)" $
 if [ $quick -eq 0 ]; then
     # Two synthesis jobs at a time (the machine has 2 cores); each writes its
     # exit status next to its log, reported in block order afterwards. The
-    # slowest start first (minutes from empty caches: txp_lso 15, rx_dma 9,
-    # queue 6, rx_steer and rxp 2, the rest 1 or less), so that neither
+    # slowest start first (minutes from empty caches: txp_lso 15, queue 6,
+    # rx_dma 5, rx_steer and rxp 2, the rest 1 or less), so that neither
     # core waits for one long job at the end.
-    slow=(txp_lso rx_dma queue rx_steer rxp)
+    slow=(txp_lso queue rx_dma rx_steer rxp)
     for line in "${blocks[@]}"; do
         read -r name tmod tbcpp srcs <<<"$line"
         case $name in card | card_sys) continue ;; esac

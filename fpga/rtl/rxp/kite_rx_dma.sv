@@ -555,13 +555,15 @@ module kite_rx_dma #(
     for (int k = NLINE - 1; k >= 0; k--)
       if (elig[LW'(32'(pf_ptr_q) + 32'(k))]) begin pf_pick = LW'(32'(pf_ptr_q) + 32'(k)); pf_any = 1'b1; end
   end
-  // A request whose line is dropped (a context write of its RQ, or ERR)
-  // before it is taken is withdrawn: the ring it reads may be gone. The
-  // card's read arbiter is a priority mux that takes a request only in the
-  // cycle of its handshake, so withdrawing one is allowed.
+  // A request whose line has been dropped (a context write of its RQ, or
+  // ERR) before it is taken is withdrawn: the ring it reads may be gone.
+  // The card's read arbiter is a priority mux that takes a request only in
+  // the cycle of its handshake, so withdrawing one is allowed. (From the
+  // cycle after the drop: taken in the cycle of the context write, a read
+  // is not after it, and the context port reaches back, through the
+  // firmware's queue port, to the TX gather's read ready.)
   logic pf_dead, pf_cancel;
-  assign pf_dead   = !lv_q[pf_l_q] || (cfg_valid_i && lq_q[pf_l_q] == cfg_qn_i) ||
-                     (r_errph && lq_q[pf_l_q] == rc_qn);
+  assign pf_dead   = !lv_q[pf_l_q];
   assign pf_cancel = pf_v_q && pf_dead;
   assign rd_go   = pf_v_q && !pf_dead && rd_req_ready_i;
   assign pf_load = (!pf_v_q || pf_dead || rd_req_ready_i) && pf_any && rd_res_q != (RW + 1)'(RDQ);
