@@ -48,6 +48,7 @@ NAME = "card"
 # Card-only modules: synthesized with the top, not black boxes.
 CARD_OWN = {"kite_card.sv", "kite_card_txg.sv", "kite_card_fcs.sv"}
 COMMON = {"kite_pkg.sv", "kite_rtl_pkg.sv"}
+COMMON_SRCS = ["fpga/rtl/common/kite_pkg.sv", "fpga/rtl/common/kite_rtl_pkg.sv"]  # as fpga/check.sh passes them
 
 
 def blocks():
@@ -187,8 +188,7 @@ def main():
             # the block's build/rtl/syn copy may be from older sources).
             # The card inside card_sys is this script's own bottom-up result.
             if name != "card":
-                common = ["fpga/rtl/common/kite_pkg.sv", "fpga/rtl/common/kite_rtl_pkg.sv"]
-                r = subprocess.run([str(ROOT / "fpga/syn/synth.sh"), name, module, *common, *srcs], cwd=ROOT)
+                r = subprocess.run([str(ROOT / "fpga/syn/synth.sh"), name, module, *COMMON_SRCS, *srcs], cwd=ROOT)
                 if r.returncode != 0:
                     sys.exit(f"synthesis of block {name} failed")
             stat = SYN / name / "stat.txt"
@@ -197,8 +197,7 @@ def main():
             how = f"block {name}"
         else:
             chp = " ".join(f"chparam -set {p} {sv_value(v)} {module};" for p, v in sorted(over.items()))
-            srcs_abs = [str(ROOT / "fpga/rtl/common/kite_pkg.sv"), str(ROOT / "fpga/rtl/common/kite_rtl_pkg.sv")] + \
-                [str(ROOT / s) for s in srcs]
+            srcs_abs = [str(ROOT / s) for s in COMMON_SRCS + srcs]
             script = (f"read_verilog -sv {' '.join(srcs_abs)}; {chp} "
                       f"synth_xilinx -family xcup -top {module} -flatten -noiopad -noclkbuf; tee -q -o stat.txt stat")
             tag = name + "-" + "-".join(f"{p}{sv_value(v)}" for p, v in sorted(over.items()))
