@@ -2,9 +2,9 @@
 // (PCIE40E4 via pcie4_uscale_plus, PG213) with 512-bit AXI-Stream at 250 MHz
 // for the Alveo U250. Every interface is in DWORD-aligned mode. RC takes the
 // core's 4-TLP straddle (fpga/syn/vivado/ip.tcl; a stream without straddle
-// is read the same way); RQ's 2-TLP straddle carries a read request at DW 8
-// of a write's last beat when the write ends at DW 7 or before; CQ and CC
-// are not straddled.
+// is read the same way); RQ's 2-TLP straddle starts a request at DW 8 of a
+// write's last beat when the write ends at DW 7 or before: a waiting read
+// request, else the next write (kite_pcie_wr); CQ and CC are not straddled.
 //
 // * kite_pcie_rc: the RC stream cut into completion pieces (straddle).
 // * kite_pcie_rd: DMA reads, RQ read requests + RC completions reordered.
@@ -24,7 +24,9 @@
 // both wait; a waiting read request also rides in the upper half of a write
 // TLP's last beat when that half is free (an RX frame of 60 bytes ends its
 // data write at DW 2, so TX's WQE and gather reads cost no beat of their
-// own then). Reads and writes are independent channels: a read passes
+// own then). With no read waiting the write engine may start its next TLP
+// there; a write stream with such shared beats holds RQ until a beat that
+// ends it, after which a waiting read goes first. Reads and writes are independent channels: a read passes
 // writes that have not yet reached RQ, so a client orders read-after-write
 // by waiting for wr_done_o.
 //
@@ -176,10 +178,11 @@ module kite_pcie #(
     .cnt_cpl_bad_o(cnt_rc_bad_o), .cnt_zero_len_o(cnt_rd_zero_len_o), .tags_used_o, .tags_pool_o
   );
 
-  logic         wrq_valid, wrq_ready, wrq_sop, wrq_last;
+  logic         wrq_valid, wrq_ready, wrq_sop, wrq_sop_hi, wrq_sop2, wrq_eop_v, wrq_last;
   logic [511:0] wrq_data;
   logic [15:0]  wrq_keep;
-  logic [3:0]   wrq_eop, wrq_fbe, wrq_lbe;
+  logic [3:0]   wrq_eop;
+  logic [7:0]   wrq_fbe, wrq_lbe;
 
   kite_pcie_wr #(.MPS(MPS), .ID_W(ID_W), .LEN_W(LEN_W)) u_wr (
     .clk_i, .rst_ni,
@@ -187,8 +190,10 @@ module kite_pcie #(
     .cfg_max_payload_i,
     .wr_data_valid_i, .wr_data_ready_o, .wr_data_i,
     .wr_done_o, .wr_done_id_o, .wr_done_err_o,
+    .strad_en_i(!rdq_valid),
     .rq_valid_o(wrq_valid), .rq_ready_i(wrq_ready), .rq_data_o(wrq_data),
-    .rq_keep_o(wrq_keep), .rq_sop_o(wrq_sop), .rq_last_o(wrq_last), .rq_eop_ptr_o(wrq_eop),
+    .rq_keep_o(wrq_keep), .rq_sop_o(wrq_sop), .rq_sop_hi_o(wrq_sop_hi), .rq_sop2_o(wrq_sop2),
+    .rq_eop_o(wrq_eop_v), .rq_eop_ptr_o(wrq_eop), .rq_last_o(wrq_last),
     .rq_first_be_o(wrq_fbe), .rq_last_be_o(wrq_lbe),
     .cnt_zero_len_o(cnt_wr_zero_len_o)
   );
@@ -205,7 +210,9 @@ module kite_pcie #(
   // RQ arbiter: a write TLP holds RQ from its first beat to its last, and a
   // beat offered but not taken stays offered (AXI-Stream).
   // A read rides on a write's last beat (ride) only as first offered: an
-  // offered beat that waits keeps its contents.
+  // offered beat that waits keeps its contents. wrq_last: the beat ends the
+  // write stream (no TLP of it goes on), so its upper half is free when the
+  // write ends by DW 7.
   logic wr_lock_q, prefer_rd_q, grant_wr, stall_q, stall_wr_q, stall_ride_q, ride;
   assign grant_wr  = wr_lock_q || (stall_q ? stall_wr_q : (wrq_valid && (!rdq_valid || !prefer_rd_q)));
   assign ride      = stall_q ? stall_ride_q : (grant_wr && wrq_valid && wrq_last && !wrq_eop[3] && rdq_valid);
@@ -238,19 +245,22 @@ module kite_pcie #(
       rq_tdata_o  = {128'd0, rdq_desc, wrq_data[255:0]};
       rq_tkeep_o  = 16'h0fff;
       rq_tlast_o  = 1'b1;
+      // (It ends the write stream, so the write started here, if at all,
+      // at DW 0.)
       if (wrq_sop)   // the write starts here too: two TLP starts
         rq_tuser_o = {100'd0, 1'b0, 4'd11, wrq_eop, 2'b11, 2'd2, 2'd0, 2'b11, 4'd0,
-                      rdq_lbe, wrq_lbe, rdq_fbe, wrq_fbe};
+                      rdq_lbe, wrq_lbe[3:0], rdq_fbe, wrq_fbe[3:0]};
       else
         rq_tuser_o = {100'd0, 1'b0, 4'd11, wrq_eop, 2'b11, 2'd0, 2'd2, 2'b01, 4'd0,
                       4'd0, rdq_lbe, 4'd0, rdq_fbe};
     end else if (grant_wr) begin
+      // Up to two write TLPs start (is_sop, at DW 0 or 8) and one ends.
       rq_tvalid_o = wrq_valid;
       rq_tdata_o  = wrq_data;
       rq_tkeep_o  = wrq_keep;
       rq_tlast_o  = wrq_last;
-      rq_tuser_o  = {100'd0, 1'b0, 4'd0, wrq_eop, 1'b0, wrq_last, 2'b00, 2'b00, 1'b0, wrq_sop,
-                     4'd0, 4'd0, wrq_lbe, 4'd0, wrq_fbe};
+      rq_tuser_o  = {100'd0, 1'b0, 4'd0, wrq_eop, 1'b0, wrq_eop_v, wrq_sop2 ? 2'd2 : 2'd0,
+                     wrq_sop_hi ? 2'd2 : 2'd0, wrq_sop2, wrq_sop, 4'd0, wrq_lbe, wrq_fbe};
     end else begin
       rq_tvalid_o = rdq_valid;
       rq_tdata_o  = {384'd0, rdq_desc};

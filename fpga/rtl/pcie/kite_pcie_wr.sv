@@ -1,24 +1,37 @@
 // DMA write engine on the UltraScale+ PCIe requester request interface
-// (PG213, 512-bit, straddle off, DWORD-aligned mode).
+// (PG213, 512-bit, DWORD-aligned mode, RQ straddle).
 //
 // A write request (id, 64-bit address, length) is followed by its data as
 // address-aligned words (byte lane i holds an address = i mod 64, the first
 // word at the request address rounded down to 64 bytes, exactly
 // ceil((addr mod 64 + len) / 64) words, no last flag; words may be offered
-// before their request is taken). It is split into
-// memory write TLPs at addresses aligned to the negotiated payload size (at
-// most MPS; it divides 4 KiB, so no TLP crosses a 4 KiB boundary). A TLP is a 4-DW descriptor followed by the
-// payload from DW 4 of the first beat; the data is shifted into place by a
-// two-word window (the held word and the incoming one), so the engine
-// streams one beat per cycle with one extra beat per TLP only when the
-// descriptor pushes the payload over a beat boundary. A TLP starts only once
-// all of its data words are buffered, so RQ tvalid never drops inside it.
+// before their request is taken). The planner splits it into memory write
+// TLPs at addresses aligned to the negotiated payload size (at most MPS; it
+// divides 4 KiB, so no TLP crosses a 4 KiB boundary), one TLP per cycle into
+// a 4-entry queue. The emitter sends them: a TLP is a 4-DW descriptor
+// followed by the payload, the data shifted into place by a two-word window
+// (the held word and the incoming one), one beat per cycle. A TLP starts
+// only once all of its data words are buffered, so RQ tvalid never drops
+// inside it.
+//
+// Straddle: a TLP starts at DW 0 of a beat, or at DW 8 of the beat in which
+// the one before it ends when that one ends by DW 7 (PG213 allows a second
+// request there). An RX frame of 60 bytes (19 DWs with its descriptor) and
+// its 32-byte CQE write then take 5 beats per two frames instead of 6, a run
+// of 256-byte TLPs 4.5 beats each instead of 5. The second TLP takes the
+// upper half only when strad_en_i is set (kite_pcie clears it while a read
+// request waits, which rides in that half instead), when its first 16
+// payload bytes lie in its first data word (address mod 64 below 52: the
+// window holds the previous TLP's last word then) and when it has more than
+// 4 payload DWs, so it does not end in that beat (one wr_done_o per cycle).
+// A beat offered and not taken keeps its straddle decision (AXI-Stream).
 //
 // wr_done_o pulses when the last beat of the request's last TLP is handed
 // to the core (posted: no completion exists); a later read of the same
 // address, issued after wr_done_o, sees the data (PCIe keeps reads behind
 // earlier posted writes). A request of length 0 consumes no data and
-// completes at once with wr_done_err_o (cnt_zero_len_o).
+// completes with wr_done_err_o (cnt_zero_len_o) once every earlier request
+// has completed, so completions stay in request order.
 module kite_pcie_wr #(
   parameter int unsigned MPS   = 256,  // max payload size, bytes (128..4096, power of 2)
   parameter int unsigned ID_W  = 8,
@@ -45,81 +58,124 @@ module kite_pcie_wr #(
   output logic [ID_W-1:0]  wr_done_id_o,
   output logic             wr_done_err_o,
 
-  // RQ beats of the current TLP.
+  // RQ beats. A beat holds the end of one TLP and the start of the next
+  // (at DW 8) only with strad_en_i.
+  input  logic             strad_en_i,
   output logic             rq_valid_o,
   input  logic             rq_ready_i,
   output logic [511:0]     rq_data_o,
   output logic [15:0]      rq_keep_o,
-  output logic             rq_sop_o,
-  output logic             rq_last_o,
+  output logic             rq_sop_o,       // a TLP starts in the beat (is_sop[0])
+  output logic             rq_sop_hi_o,    // ... at DW 8, after one that ends here (is_sop0_ptr 2)
+  output logic             rq_sop2_o,      // a second TLP starts, at DW 8 (is_sop[1])
+  output logic             rq_eop_o,       // a TLP ends in the beat (is_eop[0])
   output logic [3:0]       rq_eop_ptr_o,
-  output logic [3:0]       rq_first_be_o,
-  output logic [3:0]       rq_last_be_o,
+  output logic             rq_last_o,      // no TLP goes on into the next beat
+  output logic [7:0]       rq_first_be_o,  // [3:0] first TLP starting in the beat, [7:4] second
+  output logic [7:0]       rq_last_be_o,
 
   output logic [31:0]      cnt_zero_len_o
 );
 
   localparam int unsigned PW = $clog2(MPS);
 
-  logic             busy_q, primed_q;
-  logic [63:0]      addr_q;
-  logic [LEN_W-1:0] rem_q;
-  logic [ID_W-1:0]  id_q;
-  logic [7:0]       fn_q;
-  logic [6:0]       beat_q;
-  logic [511:0]     hold_q;
-  logic [31:0]      cnt_zero_q;
+  // ----------------------------------------------------------------- planner
+  logic             p_busy_q;
+  logic [63:0]      p_addr_q;
+  logic [LEN_W-1:0] p_rem_q;
+  logic [ID_W-1:0]  p_id_q;
+  logic [7:0]       p_fn_q;
 
-  // The current TLP, from the address and bytes left.
+  // The TLP to plan: the rest of the request being split, or a new one's
+  // first (taken only while the planner is idle, planned in the same cycle).
+  logic [63:0]      s_addr;
+  logic [LEN_W-1:0] s_rem;
+  logic [ID_W-1:0]  s_id;
+  logic [7:0]       s_fn;
+  assign s_addr = p_busy_q ? p_addr_q : wr_req_addr_i;
+  assign s_rem  = p_busy_q ? p_rem_q  : wr_req_len_i;
+  assign s_id   = p_busy_q ? p_id_q   : wr_req_id_i;
+  assign s_fn   = p_busy_q ? p_fn_q   : wr_req_fn_i;
+
   logic [PW:0]   room, chunk;
-  logic [PW+1:0] dw_sum;
-  logic [10:0]   dw;
-  logic [12:0]   dw_tot;        // descriptor + payload DWs
-  logic [6:0]    nb, nw;        // RQ beats, client words
-  logic [PW+1:0] nw_sum;
-  logic [5:0]    end_lo, shp;
-  logic          neg, is_last, need_in, fire, last_beat;
-  logic [3:0]    fbe, lbe;
+  logic [PW+1:0] dw_sum, nw_sum;
+  logic [10:0]   s_dw;
+  logic [6:0]    s_nw;
+  logic [5:0]    end_lo;
+  logic          s_last;
+  logic [3:0]    s_fbe, s_lbe;
 
   logic [PW:0]  mps_eff;
   logic [15:0]  mps_cfg;
   assign mps_cfg = 16'd128 << cfg_max_payload_i;
   assign mps_eff = mps_cfg > 16'(MPS) ? (PW+1)'(MPS) : mps_cfg[PW:0];
-  assign room    = mps_eff - {1'b0, addr_q[PW-1:0] & (mps_eff[PW-1:0] - PW'(1))};
-  assign chunk   = (rem_q < LEN_W'(room)) ? rem_q[PW:0] : room;
-  assign is_last = rem_q <= LEN_W'(chunk);
-  assign dw_sum  = {{PW{1'b0}}, addr_q[1:0]} + {1'b0, chunk} + (PW+2)'(3);
-  assign dw      = 11'(dw_sum[PW+1:2]);
-  assign dw_tot  = 13'd4 + {2'b00, dw};
-  assign nb      = 7'((dw_tot + 13'd15) >> 4);
-  assign nw_sum  = (PW+2)'(addr_q[5:0]) + {1'b0, chunk} + (PW+2)'(63);
-  assign nw      = 7'(nw_sum >> 6);
-  assign end_lo  = addr_q[5:0] + chunk[5:0] - 6'd1;
-  // Client byte at lane a (mod 64) goes to lane 16 + (a - addr[5:2]*4): when
-  // that is negative the first beat needs the first two words.
-  assign neg     = addr_q[5:0] >= 6'd20;
-  assign shp     = 6'd16 - {addr_q[5:2], 2'b00};
+  assign room    = mps_eff - {1'b0, s_addr[PW-1:0] & (mps_eff[PW-1:0] - PW'(1))};
+  assign chunk   = (s_rem < LEN_W'(room)) ? s_rem[PW:0] : room;
+  assign s_last  = s_rem <= LEN_W'(chunk);
+  assign dw_sum  = {{PW{1'b0}}, s_addr[1:0]} + {1'b0, chunk} + (PW+2)'(3);
+  assign s_dw    = 11'(dw_sum[PW+1:2]);
+  assign nw_sum  = (PW+2)'(s_addr[5:0]) + {1'b0, chunk} + (PW+2)'(63);
+  assign s_nw    = 7'(nw_sum >> 6);
+  assign end_lo  = s_addr[5:0] + chunk[5:0] - 6'd1;
   always_comb begin
-    fbe = 4'hf << addr_q[1:0];
-    lbe = 4'hf >> (2'd3 - end_lo[1:0]);
-    if (dw == 11'd1) begin
-      fbe = fbe & lbe;
-      lbe = 4'h0;
+    s_fbe = 4'hf << s_addr[1:0];
+    s_lbe = 4'hf >> (2'd3 - end_lo[1:0]);
+    if (s_dw == 11'd1) begin
+      s_fbe = s_fbe & s_lbe;
+      s_lbe = 4'h0;
     end
   end
 
-  // Data FIFO: PG213 wants s_axis_rq_tvalid held through a TLP, so a TLP
-  // starts only when all of its words are here; two TLPs' worth keeps the
-  // stream going while the next one fills.
+  // TLP queue.
+  localparam int unsigned TQD = 4;
+  logic [63:0]     tq_addr [TQD];
+  logic [10:0]     tq_dw   [TQD];
+  logic [6:0]      tq_nw   [TQD];
+  logic [3:0]      tq_fbe  [TQD];
+  logic [3:0]      tq_lbe  [TQD];
+  logic [7:0]      tq_fn   [TQD];
+  logic [ID_W-1:0] tq_id   [TQD];
+  logic            tq_last [TQD];
+  logic [1:0]      t_wp_q, t_rp_q, t_rp1;
+  logic [2:0]      t_cnt_q;
+  logic            t_push, t_pop, take, take_zero;
+
+  // A zero-length request waits until everything before it has completed
+  // (the last TLP's wr_done_o is the cycle after the queue empties).
+  assign wr_req_ready_o = !p_busy_q && t_cnt_q != 3'(TQD) && (wr_req_len_i != '0 || t_cnt_q == '0);
+  assign take           = wr_req_valid_i && wr_req_ready_o;
+  assign take_zero      = take && wr_req_len_i == '0;
+  assign t_push         = p_busy_q ? t_cnt_q != 3'(TQD) : (take && !take_zero);
+  assign t_rp1          = t_rp_q + 2'd1;
+
+  always_ff @(posedge clk_i) begin
+    if (t_push) begin
+      tq_addr[t_wp_q] <= s_addr;
+      tq_dw[t_wp_q]   <= s_dw;
+      tq_nw[t_wp_q]   <= s_nw;
+      tq_fbe[t_wp_q]  <= s_fbe;
+      tq_lbe[t_wp_q]  <= s_lbe;
+      tq_fn[t_wp_q]   <= s_fn;
+      tq_id[t_wp_q]   <= s_id;
+      tq_last[t_wp_q] <= s_last;
+    end
+  end
+
+  // ---------------------------------------------------------------- data FIFO
+  // PG213 wants s_axis_rq_tvalid held through a TLP, so a TLP starts only
+  // when all of its words are here; two TLPs' worth keeps the stream going
+  // while the next one fills (and lets the next one start in a shared beat).
   localparam int unsigned FD = 1 << $clog2(2 * (MPS / 64 + 1));
   localparam int unsigned FW = $clog2(FD);
-  logic [511:0] fifo_q [FD];
+  logic [511:0]  fifo_q [FD];
   logic [FW-1:0] f_wp_q, f_rp_q;
   logic [FW:0]   f_cnt_q;
-  logic          f_push, f_pop, go;
-  logic [511:0]  f_head;
+  logic [1:0]    f_npop;
+  logic          f_push;
+  logic [511:0]  f_head, f_2nd;
 
   assign f_head          = fifo_q[f_rp_q];
+  assign f_2nd           = fifo_q[f_rp_q + FW'(1)];
   assign wr_data_ready_o = f_cnt_q != (FW+1)'(FD);
   assign f_push          = wr_data_valid_i && wr_data_ready_o;
 
@@ -127,104 +183,166 @@ module kite_pcie_wr #(
     if (f_push) fifo_q[f_wp_q] <= wr_data_i;
   end
 
-  logic         priming;
-  logic [511:0] in_w, out_w;
-  logic [1023:0] win;
-  logic [127:0] desc;
+  // ----------------------------------------------------------------- emitter
+  // The current TLP is the queue's head, the next one behind it.
+  logic [63:0]  c_addr, n_addr;
+  logic [10:0]  c_dw, n_dw;
+  logic [6:0]   c_nw, n_nw;
+  assign c_addr = tq_addr[t_rp_q];
+  assign c_dw   = tq_dw[t_rp_q];
+  assign c_nw   = tq_nw[t_rp_q];
+  assign n_addr = tq_addr[t_rp1];
+  assign n_dw   = tq_dw[t_rp1];
+  assign n_nw   = tq_nw[t_rp1];
 
-  assign go        = beat_q != '0 || primed_q || f_cnt_q >= (FW+1)'(nw);
-  assign priming   = busy_q && go && neg && !primed_q;
-  assign need_in   = (beat_q + {6'd0, neg}) < nw;
-  assign in_w      = need_in ? f_head : '0;
-  assign win       = {in_w, hold_q} << {shp, 3'b000};
-  assign out_w     = win[1023:512];
+  logic         hi_q;       // the current TLP started at DW 8 of a beat already sent
+  logic         primed_q;
+  logic [6:0]   beat_q;     // its beats sent
+  logic [511:0] hold_q;
+  logic         stall_q, strad_q;
+  logic [31:0]  cnt_zero_q;
+
+  logic          have_cur, have_nxt, go, priming, need_in, last_beat, first_lo, neg, fire;
+  logic          s_ok, strad;
+  logic [12:0]   span;      // DWs from DW 0 of the TLP's first beat to its end
+  logic [6:0]    nb;
+  logic [3:0]    eop_ptr;
+  logic [5:0]    shp;
+  logic [511:0]  in_w, out_w, n_w0;
+  logic [1023:0] win;
+  logic [127:0]  c_desc, n_desc, n_pay;
+  logic [255:0]  lo_half;
+
+  assign have_cur = t_cnt_q != '0;
+  assign have_nxt = t_cnt_q >= 3'd2;
+  assign span     = 13'd4 + {2'b00, c_dw} + (hi_q ? 13'd8 : 13'd0);
+  assign nb       = 7'((span + 13'd15) >> 4);
+  assign eop_ptr  = 4'(span - 13'd1);
+  // Client byte at lane a (mod 64) goes to lane 16 (48 after a shared
+  // start) + (a - addr[5:2]*4): when that is negative the first beat needs
+  // the first two words (never after a shared start, see s_ok).
+  assign neg      = hi_q ? c_addr[5:0] >= 6'd52 : c_addr[5:0] >= 6'd20;
+  assign shp      = (hi_q ? 6'd48 : 6'd16) - {c_addr[5:2], 2'b00};
+  assign go       = beat_q != '0 || primed_q || 7'(f_cnt_q) >= c_nw;
+  assign priming  = have_cur && go && neg && !primed_q;
+  assign need_in  = (beat_q + {6'd0, neg}) < c_nw;
+  assign in_w     = need_in ? f_head : '0;
+  assign win      = {in_w, hold_q} << {shp, 3'b000};
+  assign out_w    = win[1023:512];
   assign last_beat = beat_q == nb - 7'd1;
+  assign first_lo = beat_q == '0 && !hi_q;
+
+  // The next TLP starts at DW 8 of the current one's last beat.
+  assign s_ok  = strad_en_i && have_nxt && last_beat && !eop_ptr[3] && n_addr[5:0] < 6'd52 &&
+                 n_dw > 11'd4 && 7'(f_cnt_q) >= 7'(need_in) + n_nw;
+  assign strad = stall_q ? strad_q : s_ok;
+  // Its first data word follows the current TLP's last; 16 payload bytes
+  // from its first DW go in this beat.
+  assign n_w0  = need_in ? f_2nd : f_head;
+  assign n_pay = 128'(n_w0 >> {n_addr[5:2], 5'b00000});
+
   // PG213 Requester Request Descriptor (see kite_pcie_rd), type 0001
   // memory write, the requesting function in [87:80]; the tag is unused for
   // posted requests.
-  assign desc      = {1'b0, 3'b000, 3'b000, 1'b0, 16'h0000, 8'h00,
-                      8'h00, fn_q, 1'b0, 4'b0001, dw, addr_q[63:2], 2'b00};
+  assign c_desc  = {1'b0, 3'b000, 3'b000, 1'b0, 16'h0000, 8'h00,
+                    8'h00, tq_fn[t_rp_q], 1'b0, 4'b0001, c_dw, c_addr[63:2], 2'b00};
+  assign n_desc  = {1'b0, 3'b000, 3'b000, 1'b0, 16'h0000, 8'h00,
+                    8'h00, tq_fn[t_rp1], 1'b0, 4'b0001, n_dw, n_addr[63:2], 2'b00};
+  assign lo_half = first_lo ? {out_w[255:128], c_desc} : out_w[255:0];
 
-  assign rq_valid_o    = busy_q && go && !priming;
-  assign rq_data_o     = beat_q == '0 ? {out_w[511:128], desc} : out_w;
-  assign rq_sop_o      = beat_q == '0;
-  assign rq_last_o     = last_beat;
-  assign rq_eop_ptr_o  = 4'(dw_tot - 13'd1);
-  assign rq_keep_o     = last_beat ? (16'hffff >> (4'd15 - rq_eop_ptr_o)) : 16'hffff;
-  assign rq_first_be_o = fbe;
-  assign rq_last_be_o  = lbe;
+  assign rq_valid_o    = have_cur && go && !priming;
+  assign rq_data_o     = {strad ? {n_pay, n_desc} : out_w[511:256], lo_half};
+  assign rq_sop_o      = first_lo || strad;
+  assign rq_sop_hi_o   = strad && !first_lo;
+  assign rq_sop2_o     = strad && first_lo;
+  assign rq_eop_o      = last_beat;
+  assign rq_eop_ptr_o  = eop_ptr;
+  assign rq_last_o     = last_beat && !strad;
+  assign rq_keep_o     = rq_last_o ? (16'hffff >> (4'd15 - eop_ptr)) : 16'hffff;
+  assign rq_first_be_o = {strad && first_lo ? tq_fbe[t_rp1] : 4'h0,
+                          first_lo ? tq_fbe[t_rp_q] : (strad ? tq_fbe[t_rp1] : 4'h0)};
+  assign rq_last_be_o  = {strad && first_lo ? tq_lbe[t_rp1] : 4'h0,
+                          first_lo ? tq_lbe[t_rp_q] : (strad ? tq_lbe[t_rp1] : 4'h0)};
   assign fire          = rq_valid_o && rq_ready_i;
-  assign f_pop         = priming || (fire && need_in);
-  // A zero-length request would pulse wr_done_o in the same cycle as the
-  // previous request's, so it waits for an idle cycle.
-  assign wr_req_ready_o  = !busy_q || (fire && last_beat && is_last && wr_req_len_i != '0);
-  assign cnt_zero_len_o  = cnt_zero_q;
+  assign t_pop         = fire && last_beat;
+  assign f_npop        = priming ? 2'd1 : fire ? 2'(need_in) + 2'(strad) : 2'd0;
+  assign cnt_zero_len_o = cnt_zero_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      busy_q        <= 1'b0;
-      primed_q      <= 1'b0;
-      addr_q        <= '0;
-      rem_q         <= '0;
-      id_q          <= '0;
-      fn_q          <= '0;
-      beat_q        <= '0;
-      hold_q        <= '0;
+      p_busy_q      <= 1'b0;
+      p_addr_q      <= '0;
+      p_rem_q       <= '0;
+      p_id_q        <= '0;
+      p_fn_q        <= '0;
+      t_wp_q        <= '0;
+      t_rp_q        <= '0;
+      t_cnt_q       <= '0;
       f_wp_q        <= '0;
       f_rp_q        <= '0;
       f_cnt_q       <= '0;
+      hi_q          <= 1'b0;
+      primed_q      <= 1'b0;
+      beat_q        <= '0;
+      hold_q        <= '0;
+      stall_q       <= 1'b0;
+      strad_q       <= 1'b0;
       wr_done_o     <= 1'b0;
       wr_done_id_o  <= '0;
       wr_done_err_o <= 1'b0;
       cnt_zero_q    <= '0;
     end else begin
-      wr_done_o <= 1'b0;
+      // Planner.
+      if (t_push) begin
+        p_busy_q <= !s_last;
+        p_addr_q <= s_addr + 64'(chunk);
+        p_rem_q  <= s_rem - LEN_W'(chunk);
+        p_id_q   <= s_id;
+        p_fn_q   <= s_fn;
+        t_wp_q   <= t_wp_q + 2'd1;
+      end
+      t_cnt_q <= t_cnt_q + 3'(t_push) - 3'(t_pop);
+      if (t_pop) t_rp_q <= t_rp1;
+
       f_wp_q  <= f_wp_q + FW'(f_push);
-      f_rp_q  <= f_rp_q + FW'(f_pop);
-      f_cnt_q <= f_cnt_q + (FW+1)'(f_push) - (FW+1)'(f_pop);
+      f_rp_q  <= f_rp_q + FW'(f_npop);
+      f_cnt_q <= f_cnt_q + (FW+1)'(f_push) - (FW+1)'(f_npop);
+
+      // Emitter.
+      stall_q <= rq_valid_o && !rq_ready_i;
+      strad_q <= strad;
       if (priming) begin
         hold_q   <= f_head;
         primed_q <= 1'b1;
       end
+      wr_done_o <= 1'b0;
       if (fire) begin
         if (need_in) hold_q <= f_head;
         if (last_beat) begin
-          beat_q   <= '0;
+          // The next TLP from DW 0 of the next beat, or already begun here.
+          beat_q   <= strad ? 7'd1 : 7'd0;
+          hi_q     <= strad;
           primed_q <= 1'b0;
-          addr_q   <= addr_q + 64'(chunk);
-          rem_q    <= rem_q - LEN_W'(chunk);
-          if (is_last) begin
-            busy_q        <= 1'b0;
+          if (strad) hold_q <= n_w0;
+          if (tq_last[t_rp_q]) begin
             wr_done_o     <= 1'b1;
-            wr_done_id_o  <= id_q;
+            wr_done_id_o  <= tq_id[t_rp_q];
             wr_done_err_o <= 1'b0;
           end
         end else begin
           beat_q <= beat_q + 7'd1;
         end
       end
-      // After the fire block: a request taken in the cycle of the previous
-      // one's last beat starts at once.
-      if (wr_req_valid_i && wr_req_ready_o) begin
-        if (wr_req_len_i == '0) begin
-          wr_done_o     <= 1'b1;
-          wr_done_id_o  <= wr_req_id_i;
-          wr_done_err_o <= 1'b1;
-          cnt_zero_q    <= cnt_zero_q + 32'd1;
-        end else begin
-          busy_q   <= 1'b1;
-          primed_q <= 1'b0;
-          beat_q   <= '0;
-          addr_q   <= wr_req_addr_i;
-          rem_q    <= wr_req_len_i;
-          id_q     <= wr_req_id_i;
-          fn_q     <= wr_req_fn_i;
-        end
+      if (take_zero) begin
+        wr_done_o     <= 1'b1;
+        wr_done_id_o  <= wr_req_id_i;
+        wr_done_err_o <= 1'b1;
+        cnt_zero_q    <= cnt_zero_q + 32'd1;
       end
     end
   end
 
   logic unused_wr;
-  assign unused_wr = ^{end_lo[5:2], win[511:0], dw_sum[1:0]};
+  assign unused_wr = ^{end_lo[5:2], win[511:0], dw_sum[1:0], n_addr[1:0]};
 
 endmodule : kite_pcie_wr
