@@ -922,7 +922,7 @@ module kite_card #(
     .meta_csum_i(r_csum), .meta_drop_i(r_drop || d_stale), .meta_drop_flow_i(r_drop_flow),
     .meta_pause_i(pause_q[dsp_port]), .park_o(x_park),
     .rd_req_valid_o(x_rd_valid), .rd_req_ready_i(x_rd_ready), .rd_req_id_o(x_rd_id), .rd_req_fn_o(x_rd_fn),
-    .rd_req_addr_o(x_rd_addr), .rd_req_len_o(x_rd_len),
+    .rd_req_addr_o(x_rd_addr), .rd_req_len_o(x_rd_len), .cfg_max_read_req_i,
     .rd_rsp_valid_i(x_rsp_valid), .rd_rsp_ready_o(x_rsp_ready), .rd_rsp_data_i(rd_rsp_data),
     .rd_rsp_keep_i(rd_rsp_keep), .rd_rsp_last_i(rd_rsp_last), .rd_rsp_err_i(rd_rsp_err),
     .wr_req_valid_o(x_wr_valid), .wr_req_ready_i(x_wr_ready), .wr_req_id_o(x_wr_id), .wr_req_fn_o(x_wr_fn),

@@ -46,7 +46,9 @@
 // Throughput (rtl.rst has the figures): WQEs are read ahead of the frames.
 // A doorbell gives its RQ a cache line (NLINE lines of NWQE WQEs) and the
 // WQEs from ci to pi are read, several consecutive ones per request (up to
-// RD_MAX bytes, not across the ring's wrap or an RD_MAX boundary; a line
+// the read size, not across the ring's wrap or a read-size boundary: the
+// read size is RD_MAX or the host's Max_Read_Request_Size if smaller, so a
+// read is one PCIe request and fails alone, as the host serves it; a line
 // waits for room for a batch, so that few read tags carry many WQEs), up
 // to RDQ requests in flight; each WQE of an answer is reduced to (entries,
 // capacity, bad lkey) for the checks, its entries kept in RAM for the
@@ -78,9 +80,9 @@ module kite_rx_dma #(
   parameter int unsigned NWQE    = 256,   // power of 2, at least 4
   parameter int unsigned LCH     = 1024,  // power of 2, at least MAX_SGE
   parameter int unsigned RDQ     = 256,   // power of 2
-  // Bytes per WQE read at most (power of 2, 64..4096): reads end at a
-  // multiple of RD_MAX, so one is one kite_pcie_rd tag while its MRRS is at
-  // least RD_MAX.
+  // Bytes per WQE read at most (power of 2, 128..4096), and less with a
+  // smaller MRRS (cfg_max_read_req_i): reads end at a multiple of the read
+  // size, so each is one kite_pcie_rd tag.
   parameter int unsigned RD_MAX  = 512,
   parameter int unsigned WRQ     = 64,    // data writes awaiting wr_done (power of 2)
   parameter int unsigned ID_W    = 8,
@@ -142,6 +144,9 @@ module kite_rx_dma #(
   output logic [FN_W-1:0]       rd_req_fn_o,
   output logic [63:0]           rd_req_addr_o,
   output logic [15:0]           rd_req_len_o,
+  // Device Control Max_Read_Request_Size (128 << code bytes), as
+  // kite_pcie_rd takes it; reads already made keep their size.
+  input  logic [2:0]            cfg_max_read_req_i,
   input  logic                  rd_rsp_valid_i,
   output logic                  rd_rsp_ready_o,
   input  logic [511:0]          rd_rsp_data_i,
@@ -201,6 +206,10 @@ module kite_rx_dma #(
   localparam int unsigned ROWS = NLINE * LCH / 4;   // scatter RAM rows per bank
   localparam int unsigned NSLOT = NLINE * NWQE;
   localparam int unsigned XW = $clog2(RD_MAX);
+  logic [15:0] rdm_cfg;
+  logic [XW:0] rdm;                         // bytes per WQE read at most
+  assign rdm_cfg = 16'd128 << cfg_max_read_req_i;
+  assign rdm     = rdm_cfg > 16'(RD_MAX) ? (XW+1)'(RD_MAX) : rdm_cfg[XW:0];
   localparam int unsigned RD_BATCH = NWQE / 4;
 
   // Entries per WQE are 2^sh, sh = log_stride - 4 (up to 32 entries read).
@@ -519,7 +528,7 @@ module kite_rx_dma #(
   // Prefetch: a rotating pick among the lines with a posted WQE not yet
   // read and room in their window; one request reads the WQEs from lfe that
   // are posted, fit the window, lie before the ring's wrap and before the
-  // next RD_MAX boundary (at least one).
+  // next read-size boundary (at least one).
   logic             pf_v_q;
   logic [LW-1:0]    pf_l_q, pf_ptr_q;
   logic [KW-1:0]    pf_slot_q;
@@ -543,7 +552,7 @@ module kite_rx_dma #(
       // last consumption would not keep up.
       l_thr[l] = 17'(lpi_q[l] - lfe_q[l]);
       if (l_thr[l] > 17'(RD_BATCH)) l_thr[l] = 17'(RD_BATCH);
-      if (l_thr[l] > 17'(RD_MAX >> llstr_q[l])) l_thr[l] = 17'(RD_MAX >> llstr_q[l]);
+      if (l_thr[l] > (17'(rdm) >> llstr_q[l])) l_thr[l] = 17'(rdm) >> llstr_q[l];
       lwmax[l] = 17'(LCH) >> sh_of(llstr_q[l]);
       if (lwmax[l] > 17'(NWQE)) lwmax[l] = 17'(NWQE);
       // Not a line dropped in this cycle: its read would go out for a ring
@@ -571,6 +580,8 @@ module kite_rx_dma #(
   logic [15:0] pf_mask, pf_idx;
   logic [63:0] pf_a;
   logic [16:0] n_av, n_room, n_wrap, n_bnd, n_min;
+  logic [XW-1:0] pf_off;                    // pf_a within its read-size block
+  assign pf_off = pf_a[XW-1:0] & (rdm[XW-1:0] - XW'(1));
   assign pf_mask = 16'((17'd1 << llsz_q[pf_pick]) - 1'b1);
   assign pf_idx  = lfe_q[pf_pick] & pf_mask;
   assign pf_a    = lbase_q[pf_pick] + ({48'd0, pf_idx} << llstr_q[pf_pick]);
@@ -578,7 +589,7 @@ module kite_rx_dma #(
     n_av   = 17'(lpi_q[pf_pick] - lfe_q[pf_pick]);
     n_room = lwmax[pf_pick] - 17'(lwin[pf_pick]);
     n_wrap = (17'd1 << llsz_q[pf_pick]) - 17'(pf_idx);
-    n_bnd  = 17'((18'(RD_MAX) - 18'(pf_a[XW-1:0])) >> llstr_q[pf_pick]);
+    n_bnd  = 17'((18'(rdm) - 18'(pf_off)) >> llstr_q[pf_pick]);
     n_min  = n_av;
     if (n_room < n_min) n_min = n_room;
     if (n_wrap < n_min) n_min = n_wrap;
