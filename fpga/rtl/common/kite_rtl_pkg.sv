@@ -27,6 +27,19 @@ package kite_rtl_pkg;
     end
   endfunction
 
+  // PCIe byte enables of a request's first and last DW ({last, first}),
+  // from its start address's and its last byte's offsets in their DWs; a
+  // 1-DW request has its bytes in the first BE and a last BE of 0.
+  function automatic logic [7:0] pcie_be(input logic [1:0] first_off, input logic [1:0] last_off,
+                                         input logic one_dw);
+    logic [3:0] f, l;
+    begin
+      f = 4'hf << first_off;
+      l = 4'hf >> (2'd3 - last_off);
+      pcie_be = one_dw ? {4'h0, f & l} : {l, f};
+    end
+  endfunction
+
   // L3/L4 classification reported by the parser (RTL-internal encoding).
   typedef enum logic [1:0] {L3_NONE = 2'd0, L3_IPV4 = 2'd1, L3_IPV6 = 2'd2} l3_type_e;
   // L4_OTHER: an IP payload that is neither TCP nor UDP, or any fragment

@@ -137,14 +137,7 @@ module kite_pcie_rd #(
   assign dw_sum  = {{MW{1'b0}}, addr_q[1:0]} + {1'b0, chunk} + (MW+2)'(3);
   assign dw      = 11'(dw_sum[MW+1:2]);
   // First/last DW byte enables (a 1-DW request has last BE 0).
-  always_comb begin
-    fbe = 4'hf << addr_q[1:0];
-    lbe = 4'hf >> (2'd3 - end_off[1:0]);
-    if (dw == 11'd1) begin
-      fbe = fbe & lbe;
-      lbe = 4'h0;
-    end
-  end
+  assign {lbe, fbe} = kite_rtl_pkg::pcie_be(addr_q[1:0], end_off[1:0], dw == 11'd1);
   localparam int unsigned TAGS5 = TAGS < 32 ? TAGS : 32;
   assign tmask_d  = cfg_ext_tag_i ? TW'(TAGS - 1) : TW'(TAGS5 - 1);
   assign pool_set = !busy_q && used_q == '0 && tmask_q != tmask_d;

@@ -117,14 +117,7 @@ module kite_pcie_wr #(
   assign nw_sum  = (PW+2)'(s_addr[5:0]) + {1'b0, chunk} + (PW+2)'(63);
   assign s_nw    = 7'(nw_sum >> 6);
   assign end_lo  = s_addr[5:0] + chunk[5:0] - 6'd1;
-  always_comb begin
-    s_fbe = 4'hf << s_addr[1:0];
-    s_lbe = 4'hf >> (2'd3 - end_lo[1:0]);
-    if (s_dw == 11'd1) begin
-      s_fbe = s_fbe & s_lbe;
-      s_lbe = 4'h0;
-    end
-  end
+  assign {s_lbe, s_fbe} = kite_rtl_pkg::pcie_be(s_addr[1:0], end_lo[1:0], s_dw == 11'd1);
 
   // TLP queue.
   localparam int unsigned TQD = 4;
