@@ -881,6 +881,10 @@ void kite_card::port_wq(bool rq, uint32_t qn, const fw::card::wq_port &p) {
             break;
     }
     m.fw_wq_valid_i = 0;
+    // An RQ write drains (its frames and WQE reads of the old context)
+    // before the firmware completes the command, as WQ_GO reads on the board.
+    for (int i = 0; i < 1000000 && m.fw_wq_busy_o; i++)
+        cycle();
 }
 
 void kite_card::port_cmd(uint8_t op, uint16_t qn, const uint8_t *data, size_t n) {

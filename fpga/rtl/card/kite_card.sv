@@ -110,6 +110,9 @@ module kite_card #(
   input  logic [$clog2(NPORT)-1:0]  fw_fn_port_i,
   input  logic                      fw_wq_valid_i,
   output logic                      fw_wq_ready_o,
+  // The last RQ context write is still draining (kite_rx_dma): its DMA of
+  // the old context may reach the host; the firmware's port reads it busy.
+  output logic                      fw_wq_busy_o,
   input  logic                      fw_wq_rq_i,
   input  logic [$clog2(NQ)-1:0]     fw_wq_qn_i,
   input  logic                      fw_wq_en_i,
@@ -520,12 +523,15 @@ module kite_card #(
   /* verilator lint_on UNUSEDSIGNAL */
   logic [15:0]         ci_idx;
   logic [NPORT*64-1:0] db_dropped, tx_bad_desc, tx_dma_error;
-  logic                fw_wq_ready;
+  logic                fw_wq_ready, fw_wq_v, rx_drain, sq_drain, wq_drain;
+  // No context write while the previous one drains (one at a time).
+  assign wq_drain = rx_drain || sq_drain;
+  assign fw_wq_v  = fw_wq_valid_i && !wq_drain;
 
   kite_qm_top #(.FN_W(FN_W), .NQ(NQ), .NPORT(NPORT), .NTAG(NTAG)) u_qm (
     .clk_i, .rst_ni,
     .fn_we_i(fw_fn_we_i), .fn_sel_i(fw_fn_sel_i), .fn_db_pages_i(fw_fn_db_pages_i), .fn_port_i(fw_fn_port_i),
-    .cfg_valid_i(fw_wq_valid_i), .cfg_ready_o(fw_wq_ready), .cfg_rq_i(fw_wq_rq_i), .cfg_qn_i(fw_wq_qn_i),
+    .cfg_valid_i(fw_wq_v), .cfg_ready_o(fw_wq_ready), .cfg_rq_i(fw_wq_rq_i), .cfg_qn_i(fw_wq_qn_i),
     .cfg_en_i(fw_wq_en_i), .cfg_state_i(fw_wq_state_i), .cfg_fn_i(fw_wq_fn_i), .cfg_page_i(fw_wq_page_i),
     .cfg_log_size_i(fw_wq_log_size_i), .cfg_log_stride_i(fw_wq_log_stride_i), .cfg_cqn_i(fw_wq_cqn_i),
     .cfg_port_i(fw_wq_port_i), .cfg_base_i(fw_wq_base_i),
@@ -554,7 +560,8 @@ module kite_card #(
     .ci_valid_o(ci_valid), .ci_sqn_o(ci_sqn), .ci_o(ci_idx), .pick_valid_o(pick_valid), .pick_sqn_o(pick_sqn), .pick_ci_o(pick_ci),
     .db_dropped_o(db_dropped), .tx_bad_desc_o(tx_bad_desc), .tx_dma_error_o(tx_dma_error)
   );
-  assign fw_wq_ready_o = fw_wq_ready;
+  assign fw_wq_ready_o = fw_wq_ready && !wq_drain;
+  assign fw_wq_busy_o  = wq_drain;
 
   // ============================================================== TX
   logic [NPORT-1:0]         g_d_ready, g_rd_valid, g_rd_ready, g_rsp_valid, g_rsp_ready;
@@ -573,6 +580,8 @@ module kite_card #(
   logic [NPORT-1:0]         g_st_room, g_lso_rej;
   logic [15:0]              g_h_seq [NPORT];   // WQEs handed to a gather, and retired
   logic [15:0]              g_r_seq [NPORT];
+  logic [NPORT-1:0]         g_rd_act;        // a WQE's gather reads in progress, of SQ g_rd_sqn
+  logic [NPORT*QW-1:0]      g_rd_sqn;
   logic [31:0]              g_rej_cnt_q [NPORT];
   logic [NPORT*QW-1:0]      g_st_sqn;
   logic [NPORT*17-1:0]      g_st_total;
@@ -608,6 +617,31 @@ module kite_card #(
     end
   end
 
+  // SQ drain: the queue manager takes an SQ context write only with no WQE
+  // of the SQ in its fetch, but the last one handed on may still be
+  // gathering (its buffer reads out). Until each port's gather is done with
+  // the WQE of that SQ it held in the cycle after the write (one WQE at a
+  // time per port), the firmware's port reads busy, so a DESTROY_SQ
+  // completes after the reads of the SQ's buffers. A later WQE of the SQ
+  // (a live restart) does not extend it.
+  logic             sq_snap_q;
+  logic [QW-1:0]    sq_qn_q;
+  logic [NPORT-1:0] sq_dr_q, sq_dr_snap;
+  always_comb
+    for (int p = 0; p < NPORT; p++) sq_dr_snap[p] = g_rd_act[p] && g_rd_sqn[p*QW +: QW] == sq_qn_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      sq_snap_q <= 1'b0;
+      sq_qn_q   <= '0;
+      sq_dr_q   <= '0;
+    end else begin
+      sq_snap_q <= fw_wq_v && fw_wq_ready && !fw_wq_rq_i;
+      if (fw_wq_v && fw_wq_ready && !fw_wq_rq_i) sq_qn_q <= fw_wq_qn_i;
+      sq_dr_q <= (sq_snap_q ? sq_dr_snap : sq_dr_q) & g_rd_act;
+    end
+  end
+  assign sq_drain = sq_snap_q || |sq_dr_q;
+
   for (genvar p = 0; p < NPORT; p++) begin : g_tx
     logic         l_valid, l_ready, l_last, t_valid, t_ready, t_last, t_no_fcs, v_valid, v_ok;
     logic [511:0] l_data, t_data;
@@ -631,6 +665,7 @@ module kite_card #(
       .cqe_data_o(g_cqe_data[p*256 +: 256]),
       .gerr_valid_o(g_gerr_valid[p]), .gerr_ready_i(g_gerr_ready[p]), .gerr_sqn_o(g_gerr_sqn[p*QW +: QW]),
       .dma_err_o(g_dma_err[p]), .lso_rej_o(g_lso_rej[p]), .h_seq_o(g_h_seq[p]), .r_seq_o(g_r_seq[p]),
+      .rd_act_o(g_rd_act[p]), .rd_sqn_o(g_rd_sqn[p*QW +: QW]),
       .st_room_i(g_st_room[p]), .st_valid_o(g_st_valid[p]), .st_sqn_o(g_st_sqn[p*QW +: QW]), .st_total_o(g_st_total[p*17 +: 17]),
       .st_eth_o(g_st_eth[p*128 +: 128])
     );
@@ -885,14 +920,14 @@ module kite_card #(
   // What may let a parked frame through: an RQ doorbell or RQ context of
   // its port, its port's PAUSE setting.
   logic [PW-1:0] rqport_q [NQ];
-  always_ff @(posedge clk_i) if (fw_wq_valid_i && fw_wq_ready && fw_wq_rq_i) rqport_q[fw_wq_qn_i] <= fw_wq_port_i;
+  always_ff @(posedge clk_i) if (fw_wq_v && fw_wq_ready && fw_wq_rq_i) rqport_q[fw_wq_qn_i] <= fw_wq_port_i;
   always_comb begin
     for (int p = 0; p < NPORT; p++) begin
       h_park[p]   = x_park && dsp_port == PW'(p);
       h_rewind[p] = x_ev_valid && e_park_x && ev_port == PW'(p);
       h_commit[p] = x_ev_valid && !e_park_x && !e_stale_x && ev_port == PW'(p);
       h_resume[p] = (acc_valid && acc_rq && rqport_q[acc_qn] == PW'(p)) ||
-                    (fw_wq_valid_i && fw_wq_ready && fw_wq_rq_i && fw_wq_port_i == PW'(p)) ||
+                    (fw_wq_v && fw_wq_ready && fw_wq_rq_i && fw_wq_port_i == PW'(p)) ||
                     (fw_port_we_i && fw_port_sel_i == PW'(p));
     end
   end
@@ -908,10 +943,10 @@ module kite_card #(
 
   kite_rx_dma #(.NQ(NQ), .FN_W(FN_W), .RD_ID(8'h40), .WR_ID(8'h00)) u_rx_dma (
     .clk_i, .rst_ni,
-    .cfg_valid_i(fw_wq_valid_i && fw_wq_ready && fw_wq_rq_i), .cfg_qn_i(fw_wq_qn_i), .cfg_en_i(fw_wq_en_i),
+    .cfg_valid_i(fw_wq_v && fw_wq_ready && fw_wq_rq_i), .cfg_qn_i(fw_wq_qn_i), .cfg_en_i(fw_wq_en_i),
     .cfg_state_i(fw_wq_state_i), .cfg_fn_i(fw_wq_fn_i), .cfg_log_size_i(fw_wq_log_size_i),
     .cfg_log_stride_i(fw_wq_log_stride_i), .cfg_cqn_i(fw_wq_cqn_i), .cfg_base_i(fw_wq_base_i),
-    .cfg_flags_i(fw_wq_flags_i),
+    .cfg_flags_i(fw_wq_flags_i), .cfg_drain_o(rx_drain),
     .acc_valid_i(acc_valid && acc_rq), .acc_qn_i(acc_qn), .acc_pi_i(acc_pi),
     .s_valid_i(in_valid && fcs_ready), .s_ready_o(dma_s_ready), .s_data_i(in_data), .s_keep_i(in_keep),
     .s_last_i(in_last),

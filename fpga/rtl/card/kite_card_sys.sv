@@ -128,7 +128,7 @@ module kite_card_sys #(
   logic [FN_W-1:0]      fw_fn_sel;
   logic [8:0]           fw_fn_db_pages;
   logic [PW-1:0]        fw_fn_port;
-  logic                 fw_wq_valid, fw_wq_ready, fw_wq_rq, fw_wq_en;
+  logic                 fw_wq_valid, fw_wq_ready, fw_wq_busy, fw_wq_rq, fw_wq_en;
   logic [QW-1:0]        fw_wq_qn;
   logic [1:0]           fw_wq_state;
   logic [FN_W-1:0]      fw_wq_fn;
@@ -253,6 +253,7 @@ module kite_card_sys #(
     .fw_fn_port_o       (fw_fn_port),
     .fw_wq_valid_o      (fw_wq_valid),
     .fw_wq_ready_i      (fw_wq_ready),
+    .fw_wq_busy_i       (fw_wq_busy),
     .fw_wq_rq_o         (fw_wq_rq),
     .fw_wq_qn_o         (fw_wq_qn),
     .fw_wq_en_o         (fw_wq_en),
@@ -422,6 +423,7 @@ module kite_card_sys #(
     .fw_fn_port_i        (fw_fn_port),
     .fw_wq_valid_i       (fw_wq_valid),
     .fw_wq_ready_o       (fw_wq_ready),
+    .fw_wq_busy_o        (fw_wq_busy),
     .fw_wq_rq_i          (fw_wq_rq),
     .fw_wq_qn_i          (fw_wq_qn),
     .fw_wq_en_i          (fw_wq_en),

@@ -102,6 +102,10 @@ module kite_card_txg #(
   output logic                  lso_rej_o,
   output logic [15:0]           h_seq_o,
   output logic [15:0]           r_seq_o,
+  // A WQE's entries are being read (a read out, or more entries to come):
+  // its SQ, for the card's drain after an SQ context write.
+  output logic                  rd_act_o,
+  output logic [$clog2(NQ)-1:0] rd_sqn_o,
   input  logic                  st_room_i,
   output logic                  st_valid_o,
   output logic [$clog2(NQ)-1:0] st_sqn_o,
@@ -257,6 +261,8 @@ module kite_card_txg #(
 
   logic [15:0] h_seq_q;
   assign h_seq_o = h_seq_q;
+  assign rd_act_o = state_q == S_RSP || (state_q == S_REQ && !first_q);
+  assign rd_sqn_o = sqn_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rw_q    <= '0;

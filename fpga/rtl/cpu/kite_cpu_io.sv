@@ -6,7 +6,8 @@
 // Port writes (function table, PAUSE, RSS and filter words, the identity
 // and command-queue registers) are one-cycle strobes when their last
 // register is written. The SQ/RQ context, kite_cq command and counter
-// ports hold their request until the card takes it; *_GO reads busy. The
+// ports hold their request until the card takes it; *_GO reads busy (WQ_GO
+// also while an RQ write drains: the command completes after it). The
 // DMA engine moves at most 4 KiB per transfer through a staging buffer in
 // address lanes: buffer byte (DMA_ADDR & 63) + i is host byte DMA_ADDR + i,
 // so read beats land where the card delivers them and write words leave as
@@ -62,6 +63,7 @@ module kite_cpu_io #(
   output logic [$clog2(NPORT)-1:0]  fw_fn_port_o,
   output logic                      fw_wq_valid_o,
   input  logic                      fw_wq_ready_i,
+  input  logic                      fw_wq_busy_i,     // taken, still draining: WQ_GO reads busy
   output logic                      fw_wq_rq_o,
   output logic [$clog2(NQ)-1:0]     fw_wq_qn_o,
   output logic                      fw_wq_en_o,
@@ -344,7 +346,7 @@ module kite_cpu_io #(
         16'(kite_cpu_io_pkg::WQ_A):          rd = wq_a_q;
         16'(kite_cpu_io_pkg::WQ_B):          rd = wq_b_q;
         16'(kite_cpu_io_pkg::WQ_CQN):        rd = wq_cqn_q;
-        16'(kite_cpu_io_pkg::WQ_GO):         rd = {31'h0, fw_wq_valid_o};
+        16'(kite_cpu_io_pkg::WQ_GO):         rd = {31'h0, fw_wq_valid_o || fw_wq_busy_i};
         16'(kite_cpu_io_pkg::CMD_OP):        rd = cmd_op_q;
         16'(kite_cpu_io_pkg::CMD_GO):        rd = {31'h0, fw_cq_valid_o};
         16'(kite_cpu_io_pkg::ST_IDX):        rd = st_idx_q;

@@ -105,6 +105,9 @@ module kite_rx_dma #(
   input  logic [15:0]           cfg_cqn_i,
   input  logic [63:0]           cfg_base_i,
   input  logic [7:0]            cfg_flags_i,      // create_wq_in flags
+  // Set from the cycle after a context write until no DMA of the RQ's
+  // previous context is outstanding (see "Drain" below).
+  output logic                  cfg_drain_o,
 
   // Accepted RQ doorbells (new pi).
   input  logic                  acc_valid_i,
@@ -1112,6 +1115,57 @@ module kite_rx_dma #(
   assign ev_len_o      = r_len;
   assign ev_csum_ok_o  = rc_csum_ok;
   assign ev_bad_csum_o = rc_bad_csum;
+
+  // ------------------------------------------------------------------ drain
+  // After a context write (a destroy, a restart, ERR) the host may free the
+  // ring and the buffers once the command completes, so the firmware waits
+  // (cfg_drain_o, the card's WQ port busy) until nothing of the previous
+  // context can still reach host memory: every frame of the RQ dispatched
+  // up to the write has retired (its data writes handed to the PCIe writer,
+  // ahead of the firmware's completion write), and every WQE read of the
+  // old ring has been answered (a line keeps its RQ and count of reads out
+  // after it is dropped, and is reused only once they are answered). Frames
+  // and reads of the new context do not count, so traffic to a live RQ
+  // cannot hold it. One write at a time: a second one restarts the drain
+  // for its own RQ (the card's port takes none while it is set).
+  logic             dr_snap_q, dr_v_q;
+  logic [QW-1:0]    dr_qn_q;
+  logic [NDESC-1:0] dr_f_q, dr_f_snap, ret1h;
+  logic [NLINE-1:0] dr_l_q, dr_l_snap, lidle;
+  always_comb begin
+    for (int i = 0; i < NDESC; i++) begin
+      ret1h[i]     = r_go && rt_i == DW'(i);
+      dr_f_snap[i] = infl_q[i] && pq_q[i] == dr_qn_q;
+    end
+    for (int l = 0; l < NLINE; l++) begin
+      lidle[l]     = lout_q[l] == '0;
+      dr_l_snap[l] = !lidle[l] && lq_q[l] == dr_qn_q;
+    end
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      dr_snap_q <= 1'b0;
+      dr_v_q    <= 1'b0;
+      dr_qn_q   <= '0;
+      dr_f_q    <= '0;
+      dr_l_q    <= '0;
+    end else begin
+      // The cycle after the write: a frame dispatched in its cycle (with the
+      // old context) is in infl_q now, and no line holds the new one yet.
+      dr_snap_q <= cfg_valid_i;
+      if (cfg_valid_i) dr_qn_q <= cfg_qn_i;
+      if (dr_snap_q) begin
+        dr_f_q <= dr_f_snap & ~ret1h;
+        dr_l_q <= dr_l_snap;
+      end else begin
+        dr_f_q <= dr_f_q & ~ret1h;
+        dr_l_q <= dr_l_q & ~lidle;
+      end
+      dr_v_q <= cfg_valid_i || dr_snap_q ||
+                (dr_v_q && (|(dr_f_q & ~ret1h) || |(dr_l_q & ~lidle)));
+    end
+  end
+  assign cfg_drain_o = dr_v_q;
 
   // ------------------------------------------------------------ sequential
   // Lines: kept while a delivering frame taken from them is in flight (its

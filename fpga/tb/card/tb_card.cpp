@@ -213,7 +213,9 @@ struct Bench : card_tb::Env<Vkite_card, MEM> {
     }
 
     // ------------------------------------------------------------ firmware
-    void fw_wq(bool rq, unsigned qn, const ctx::wq_ctx &w) {
+    // Returns the cycles the write drained after it was taken (with
+    // @wait; without, the caller watches fw_wq_busy_o itself).
+    unsigned fw_wq(bool rq, unsigned qn, const ctx::wq_ctx &w, bool wait = true) {
         m.fw_wq_valid_i = 1;
         m.fw_wq_rq_i = rq;
         m.fw_wq_qn_i = qn;
@@ -231,6 +233,11 @@ struct Bench : card_tb::Env<Vkite_card, MEM> {
         for (int i = 0; i < 100 && !m.fw_wq_ready_o; i++) { step(); m.fw_wq_valid_i = 1; m.eval(); }
         chk.expect(m.fw_wq_ready_o, "queue context write taken");
         step();
+        // As the firmware: done once the write's drain is over.
+        unsigned n = 0;
+        for (; wait && n < 100000 && m.fw_wq_busy_o; n++) step();
+        chk.expect(!wait || !m.fw_wq_busy_o, "queue context write drained");
+        return n;
     }
     void fw_cq_ctx(unsigned cqn, uint64_t base, unsigned fn = 0) {
         m.fw_cq_valid_i = 1;
@@ -1450,6 +1457,73 @@ int main(int argc, char **argv) {
         std::printf("[card] PAUSE: port 1 delivered 4 frames while port 0 held; port 0's 4 frames after 2 + 2 "
                     "buffers, in order; rx_pause +%llu (model +%llu)\n", (unsigned long long)d_pause(),
                     (unsigned long long)m_pause());
+
+        // 20. Queue destroys with DMA of the queue outstanding: the
+        //     firmware's WQ port reads busy (fw_wq_busy_o) until it is over,
+        //     so DESTROY_RQ/SQ complete only then (operation.rst).
+        //  a. RQ 11 (port 1): a 1,000-byte frame waits for its data write
+        //     (the PCIe core's RQ interface not ready) when the RQ is
+        //     destroyed; the port stays busy until the write has gone out.
+        {
+            post(1, 1);
+            b.run(300);
+            const uint64_t buf = BUFB + 0x800 * (b.ref.hw.rq[11].ci % 8);   // the WQE the frame takes
+            std::vector<uint8_t> f = mk(1, 1000);
+            b.m.rq_tready_i = 0;
+            b.rx_q[1].push_back(f);
+            b.ref.rx.receive(1, f.data(), f.size());
+            b.run(600);
+            ctx::wq_ctx &w = b.ref.hw.rq[11];
+            w = ctx::wq_ctx{};
+            b.fw_wq(true, 11, w, false);
+            unsigned held = 0;
+            for (; held < 2000 && b.m.fw_wq_busy_o; held++) b.step();
+            b.m.rq_tready_i = 1;
+            unsigned after = 0;
+            for (; after < 10000 && b.m.fw_wq_busy_o; after++) b.step();
+            const bool there = std::equal(f.begin(), f.end() - 4, b.host.mem.begin() + long(buf));
+            chk.expect(held == 2000 && !b.m.fw_wq_busy_o && there,
+                       "RQ destroy: busy while the frame's write waits (%u of 2000 cycles), then %u more; frame in "
+                       "its buffer when it ends: %d", held, after, int(there));
+            b.run(500);
+            b.mem_same("RQ destroyed with a frame being written");
+            std::printf("[card] RQ destroy with a frame's write held: busy %u + %u cycles, the frame written "
+                        "before it ended\n", held, after);
+        }
+        //  b. SQ 1 (port 0): a WQE's 300-byte buffer is answered 3,000
+        //     cycles late when the SQ is reset; the port stays busy until
+        //     the answer is in.
+        {
+            constexpr uint64_t TXS = 0x7c000;
+            std::vector<uint8_t> fs = tb::rbytes(rng, 300);
+            fs[0] &= 0xfe;
+            fs[12] = 0x88; fs[13] = 0xb5;
+            b.both(TXS, fs.data(), fs.size());
+            b.tx_wqe(sq.pi, 0, {{TXS, 300}});
+            b.slow_lo = TXS;
+            b.slow_hi = TXS + 300;
+            b.slow_cycles = 3000;
+            const size_t before = b.tx_frames[0].size();
+            sq.pi = uint16_t(sq.pi + 1);
+            b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
+            b.ref.tx.process_wqe(1);
+            for (int i = 0; i < 2000 && b.slow_q.empty(); i++) b.step();
+            const bool parked = !b.slow_q.empty();
+            const uint64_t due = parked ? b.slow_q.front().first : 0;
+            sq.state = spec::wq_state::RST;
+            const unsigned drained = b.fw_wq(false, 1, sq);
+            chk.expect(parked && drained > 0 && b.clk.cycle >= due && b.slow_q.empty(),
+                       "SQ reset: drained %u cycles, until the gather's read was answered (cycle %llu, due %llu)",
+                       drained, (unsigned long long)b.clk.cycle, (unsigned long long)due);
+            for (int i = 0; i < 3000 && b.tx_frames[0].size() == before; i++) b.step();
+            b.run(500);
+            b.slow_hi = 0;
+            if (chk.expect(b.tx_frames[0].size() == before + 1, "the WQE's frame sent after the reset"))
+                chk.expect(b.tx_frames[0][before] == b.ref.frames[0].back(), "the frame as the model's");
+            b.mem_same("SQ reset with a gather read outstanding");
+            std::printf("[card] SQ reset with a gather read 3000 cycles late: busy %u cycles, until it was "
+                        "answered\n", drained);
+        }
     }
     std::printf("[card] TX frame %zu bytes on port 0, RX frame %zu bytes delivered, %llu cycles\n",
                 b.tx_frames[0].empty() ? size_t(0) : b.tx_frames[0][0].size(), rf.size(),

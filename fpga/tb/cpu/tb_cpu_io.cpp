@@ -63,6 +63,8 @@ struct Bench {
         uint64_t base;
     };
     std::deque<Wq> wq_taken;
+    unsigned wq_drain = 0;                      // cycles of fw_wq_busy_i left
+    long wq_drains = 0;
     struct Cmd { unsigned op, qn; std::vector<uint8_t> data; };
     std::deque<Cmd> cmd_taken;
     struct Strobe { unsigned kind; uint64_t a, b, c; };  // what pulsed
@@ -107,6 +109,7 @@ struct Bench {
     void reset() {
         m.io_req_i = 0;
         m.fw_wq_ready_i = m.fw_cq_ready_i = m.fw_st_ready_i = 0;
+        m.fw_wq_busy_i = 0;
         m.fw_rd_ready_i = m.fw_wr_ready_i = m.fw_wd_ready_i = 0;
         m.fw_rd_rsp_valid_i = m.fw_wr_done_i = m.fw_st_rvalid_i = 0;
         m.rq_err_i = m.sq_err_i = 0;
@@ -119,9 +122,15 @@ struct Bench {
 
     // The card's side of one cycle: inputs before the edge, strobes after.
     void cycle() {
-        m.fw_wq_ready_i = m.fw_wq_valid_o && tb::chance(rng, p_ready);
+        // An RQ write drains for a while after it is taken (kite_rx_dma);
+        // the card takes no other meanwhile.
+        m.fw_wq_busy_i = wq_drain > 0;
+        if (wq_drain) wq_drain--;
+        m.fw_wq_ready_i = m.fw_wq_valid_o && !m.fw_wq_busy_i && tb::chance(rng, p_ready);
         m.fw_cq_ready_i = m.fw_cq_valid_o && tb::chance(rng, p_ready);
         if (m.fw_wq_ready_i) {
+            wq_drain = tb::chance(rng, 0.5) ? tb::rnd(rng, 1, 30) : 0;
+            wq_drains += wq_drain > 0;
             wq_taken.push_back({bool(m.fw_wq_rq_o), bool(m.fw_wq_en_o), m.fw_wq_qn_o, m.fw_wq_state_o, m.fw_wq_fn_o,
                                 m.fw_wq_page_o, m.fw_wq_log_size_o, m.fw_wq_log_stride_o, m.fw_wq_cqn_o,
                                 m.fw_wq_port_o, m.fw_wq_flags_o, m.fw_wq_base_o});
@@ -313,6 +322,9 @@ void check_wq(Bench &b) {
     size_t before = b.wq_taken.size();
     b.wr(io::WQ_GO, 1);
     b.wait_idle(io::WQ_GO);
+    // Idle only once the card's drain is over: the firmware completes the
+    // command (and the host frees the ring) after this.
+    b.chk.expect(b.wq_drain == 0, "WQ_GO read idle with %u cycles of the drain left", b.wq_drain);
     b.idle(3);
     if (!b.chk.expect(b.wq_taken.size() == before + 1, "WQ: %zu requests taken, expected 1", b.wq_taken.size() - before))
         return;
@@ -709,8 +721,9 @@ int main(int argc, char **argv) {
         }
     }
     chk.expect(b.ticks > 10, "microsecond ticks: %ld", b.ticks);
-    std::printf("[cpu_io] %ld WQ writes, %ld commands, %ld strobes, %ld counter reads, %ld DMA reads and %ld writes "
-                "(%ld with the card's error), %ld us ticks, %" PRIu64 " cycles\n",
-                b.wq_n, b.cmd_n, b.strobe_n, b.st_n, b.dma_reads, b.dma_writes, b.dma_errs, b.ticks, b.clk.cycle);
+    chk.expect(b.wq_drains > 10, "WQ writes with a drain: %ld", b.wq_drains);
+    std::printf("[cpu_io] %ld WQ writes (%ld with a drain), %ld commands, %ld strobes, %ld counter reads, %ld DMA "
+                "reads and %ld writes (%ld with the card's error), %ld us ticks, %" PRIu64 " cycles\n",
+                b.wq_n, b.wq_drains, b.cmd_n, b.strobe_n, b.st_n, b.dma_reads, b.dma_writes, b.dma_errs, b.ticks, b.clk.cycle);
     return chk.finish();
 }

@@ -284,6 +284,9 @@ struct Bench {
         }
         chk.expect(m.fw_wq_ready_o, "queue context write taken");
         step();
+        // As the firmware: done once an RQ write's drain is over.
+        for (int i = 0; i < 100000 && m.fw_wq_busy_o; i++) step();
+        chk.expect(!m.fw_wq_busy_o, "queue context write drained");
     }
     void fw_cq_ctx(unsigned cqn, uint64_t base) {
         m.fw_cq_valid_i = 1;
