@@ -110,8 +110,9 @@ module kite_card #(
   input  logic [$clog2(NPORT)-1:0]  fw_fn_port_i,
   input  logic                      fw_wq_valid_i,
   output logic                      fw_wq_ready_o,
-  // The last RQ context write is still draining (kite_rx_dma): its DMA of
-  // the old context may reach the host; the firmware's port reads it busy.
+  // The last context write is still draining (an RQ's frames and WQE
+  // reads, an SQ's gather reads, of the old context may reach the host);
+  // the firmware's port reads it busy.
   output logic                      fw_wq_busy_o,
   input  logic                      fw_wq_rq_i,
   input  logic [$clog2(NQ)-1:0]     fw_wq_qn_i,

@@ -7,7 +7,7 @@
 // and command-queue registers) are one-cycle strobes when their last
 // register is written. The SQ/RQ context, kite_cq command and counter
 // ports hold their request until the card takes it; *_GO reads busy (WQ_GO
-// also while an RQ write drains: the command completes after it). The
+// also while the card drains the write: the command completes after). The
 // DMA engine moves at most 4 KiB per transfer through a staging buffer in
 // address lanes: buffer byte (DMA_ADDR & 63) + i is host byte DMA_ADDR + i,
 // so read beats land where the card delivers them and write words leave as
