@@ -13,14 +13,15 @@ import os
 import sys
 import time
 
-from pyverbs.addr import AHAttr, GID, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.qp import QP, QPCap, QPInitAttr
 from pyverbs.wr import SGE, SendWR
 import pyverbs.enums as e
+
+from rdma_loop import connect_remote
 
 dev, gidx, role, d = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 peer = "requester" if role == "responder" else "responder"
@@ -51,19 +52,7 @@ def wait_for(name, t=30):
 
 with open(wait_for(peer)) as f:
     other = json.load(f)
-gid = GID()
-gid.gid = other["gid"]
-qa = QPAttr(qp_state=e.IBV_QPS_INIT, port_num=1)
-qa.qp_access_flags = acc
-qa.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gidx, hop_limit=64), is_global=1, port_num=1)
-qa.dest_qp_num = other["qpn"]
-qa.path_mtu = e.IBV_MTU_1024
-qa.rq_psn = qa.sq_psn = 0
-qa.max_dest_rd_atomic = qa.max_rd_atomic = 1
-qa.min_rnr_timer = 12
-qa.timeout = 14
-qa.retry_cnt = qa.rnr_retry = 7
-qp.to_rts(qa)
+connect_remote(qp, other["gid"], gidx, other["qpn"], acc)
 
 if role == "responder":
     open(os.path.join(d, "ready"), "w").close()

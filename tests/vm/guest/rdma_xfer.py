@@ -30,14 +30,15 @@ import socket
 import sys
 import time
 
-from pyverbs.addr import AHAttr, GID, GlobalRoute
 from pyverbs.cq import CQ
 from pyverbs.device import Context
 from pyverbs.mr import MR
 from pyverbs.pd import PD
-from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+from pyverbs.qp import QP, QPCap, QPInitAttr
 from pyverbs.wr import SGE, RecvWR, SendWR
 import pyverbs.enums as e
+
+from rdma_loop import connect_remote
 
 RECV_SLOTS = 8
 CHUNK = 256 * 1024
@@ -137,20 +138,7 @@ def main():
         iters, size, region = other["iters"], other["size"], other["region"]
         if region > mr.length - reg_off or size > slot:
             fail("the client asks for more than this side registered")
-    gid = GID()
-    gid.gid = other["gid"]
-    qa = QPAttr(qp_state=e.IBV_QPS_INIT, port_num=1)
-    qa.qp_access_flags = acc
-    qa.ah_attr = AHAttr(gr=GlobalRoute(dgid=gid, sgid_index=gidx, hop_limit=64), is_global=1, port_num=1)
-    qa.dest_qp_num = other["qpn"]
-    qa.path_mtu = e.IBV_MTU_1024
-    qa.rq_psn = qa.sq_psn = 0
-    qa.max_dest_rd_atomic = qa.max_rd_atomic = rd
-    qa.min_rnr_timer = 12
-    qa.timeout = 14
-    qa.retry_cnt = 7
-    qa.rnr_retry = 7
-    qp.to_rts(qa)
+    connect_remote(qp, other["gid"], gidx, other["qpn"], acc, rd)
     for i in range(RECV_SLOTS):
         post_recv(i)  # not in RESET (IBA 10.8.2.3)
     # Both QPs in RTS, receives posted, before anything is sent.
