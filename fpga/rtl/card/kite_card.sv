@@ -524,10 +524,11 @@ module kite_card #(
   /* verilator lint_on UNUSEDSIGNAL */
   logic [15:0]         ci_idx;
   logic [NPORT*64-1:0] db_dropped, tx_bad_desc, tx_dma_error;
-  logic                fw_wq_ready, fw_wq_v, rx_drain, sq_drain, wq_drain;
+  logic                fw_wq_ready, fw_wq_v, fw_wq_take, rx_drain, sq_drain, wq_drain;
   // No context write while the previous one drains (one at a time).
-  assign wq_drain = rx_drain || sq_drain;
-  assign fw_wq_v  = fw_wq_valid_i && !wq_drain;
+  assign wq_drain   = rx_drain || sq_drain;
+  assign fw_wq_v    = fw_wq_valid_i && !wq_drain;
+  assign fw_wq_take = fw_wq_v && fw_wq_ready;
 
   kite_qm_top #(.FN_W(FN_W), .NQ(NQ), .NPORT(NPORT), .NTAG(NTAG)) u_qm (
     .clk_i, .rst_ni,
@@ -636,8 +637,8 @@ module kite_card #(
       sq_qn_q   <= '0;
       sq_dr_q   <= '0;
     end else begin
-      sq_snap_q <= fw_wq_v && fw_wq_ready && !fw_wq_rq_i;
-      if (fw_wq_v && fw_wq_ready && !fw_wq_rq_i) sq_qn_q <= fw_wq_qn_i;
+      sq_snap_q <= fw_wq_take && !fw_wq_rq_i;
+      if (fw_wq_take && !fw_wq_rq_i) sq_qn_q <= fw_wq_qn_i;
       sq_dr_q <= (sq_snap_q ? sq_dr_snap : sq_dr_q) & g_rd_act;
     end
   end
@@ -921,14 +922,14 @@ module kite_card #(
   // What may let a parked frame through: an RQ doorbell or RQ context of
   // its port, its port's PAUSE setting.
   logic [PW-1:0] rqport_q [NQ];
-  always_ff @(posedge clk_i) if (fw_wq_v && fw_wq_ready && fw_wq_rq_i) rqport_q[fw_wq_qn_i] <= fw_wq_port_i;
+  always_ff @(posedge clk_i) if (fw_wq_take && fw_wq_rq_i) rqport_q[fw_wq_qn_i] <= fw_wq_port_i;
   always_comb begin
     for (int p = 0; p < NPORT; p++) begin
       h_park[p]   = x_park && dsp_port == PW'(p);
       h_rewind[p] = x_ev_valid && e_park_x && ev_port == PW'(p);
       h_commit[p] = x_ev_valid && !e_park_x && !e_stale_x && ev_port == PW'(p);
       h_resume[p] = (acc_valid && acc_rq && rqport_q[acc_qn] == PW'(p)) ||
-                    (fw_wq_v && fw_wq_ready && fw_wq_rq_i && fw_wq_port_i == PW'(p)) ||
+                    (fw_wq_take && fw_wq_rq_i && fw_wq_port_i == PW'(p)) ||
                     (fw_port_we_i && fw_port_sel_i == PW'(p));
     end
   end
@@ -944,7 +945,7 @@ module kite_card #(
 
   kite_rx_dma #(.NQ(NQ), .FN_W(FN_W), .RD_ID(8'h40), .WR_ID(8'h00)) u_rx_dma (
     .clk_i, .rst_ni,
-    .cfg_valid_i(fw_wq_v && fw_wq_ready && fw_wq_rq_i), .cfg_qn_i(fw_wq_qn_i), .cfg_en_i(fw_wq_en_i),
+    .cfg_valid_i(fw_wq_take && fw_wq_rq_i), .cfg_qn_i(fw_wq_qn_i), .cfg_en_i(fw_wq_en_i),
     .cfg_state_i(fw_wq_state_i), .cfg_fn_i(fw_wq_fn_i), .cfg_log_size_i(fw_wq_log_size_i),
     .cfg_log_stride_i(fw_wq_log_stride_i), .cfg_cqn_i(fw_wq_cqn_i), .cfg_base_i(fw_wq_base_i),
     .cfg_flags_i(fw_wq_flags_i), .cfg_drain_o(rx_drain),

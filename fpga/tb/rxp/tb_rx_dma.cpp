@@ -273,15 +273,18 @@ struct Bench {
     // context write (not after it) may still be of that ring.
     uint64_t old_base = 0, old_bytes = 0;
     bool old_live = false;
+    void replacing(const ctx::wq_ctx &w) {
+        old_live = w.valid;
+        old_base = w.base;
+        old_bytes = uint64_t(1) << (w.log_size + w.log_stride);
+    }
     long reads_at_cfg = 0;
 
     // (Re)creates RQ q: RST then RDY (q 7 stays in RST: not ready, unless @all_ready).
     void configure(unsigned q, bool fresh, bool all_ready = false) {
         ctx::wq_ctx &w = ref.hw.rq[q];
         if (fresh) {
-            old_live = w.valid;
-            old_base = w.base;
-            old_bytes = uint64_t(1) << (w.log_size + w.log_stride);
+            replacing(w);
             w = ctx::wq_ctx{};
             w.valid = 1;
             w.is_rq = 1;
@@ -836,9 +839,7 @@ struct Bench {
         chk.expect(metas.empty(), "destroy: the RQ's frames dispatched");
         const long out = long(exp_ev.size());
         ctx::wq_ctx &w = ref.hw.rq[q];
-        old_live = true;                        // a read taken in the write's cycle is of this ring
-        old_base = w.base;
-        old_bytes = uint64_t(1) << (w.log_size + w.log_stride);
+        replacing(w);                           // a read taken in the write's cycle is of this ring
         w = ctx::wq_ctx{};
         cfg(q, kite::spec::wq_state::RST);
         destroys++;
