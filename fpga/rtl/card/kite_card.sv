@@ -644,6 +644,12 @@ module kite_card #(
   end
   assign sq_drain = sq_snap_q || |sq_dr_q;
 
+  // An SQ write that disables it or sets RST (DESTROY_SQ, MODIFY_SQ to RST):
+  // its WQEs still in a gather complete no more (kite_card_txg).
+  logic sq_rst;
+  assign sq_rst = fw_wq_take && !fw_wq_rq_i &&
+                  (!fw_wq_en_i || fw_wq_state_i == 2'(kite_pkg::WQ_STATE_RST));
+
   for (genvar p = 0; p < NPORT; p++) begin : g_tx
     logic         l_valid, l_ready, l_last, t_valid, t_ready, t_last, t_no_fcs, v_valid, v_ok;
     logic [511:0] l_data, t_data;
@@ -662,7 +668,8 @@ module kite_card #(
       .rd_rsp_valid_i(g_rsp_valid[p]), .rd_rsp_ready_o(g_rsp_ready[p]), .rd_rsp_data_i(rd_rsp_data),
       .rd_rsp_keep_i(rd_rsp_keep), .rd_rsp_last_i(rd_rsp_last), .rd_rsp_err_i(rd_rsp_err),
       .m_valid_o(l_valid), .m_ready_i(l_ready), .m_data_o(l_data), .m_keep_o(l_keep), .m_last_o(l_last),
-      .m_eth_o(l_eth), .m_len_o(l_len), .m_first_len_o(l_first_len), .v_valid_i(v_valid), .v_ok_i(v_ok),
+      .m_eth_o(l_eth), .m_len_o(l_len), .m_first_len_o(l_first_len),
+      .sq_rst_i(sq_rst), .sq_rst_sqn_i(fw_wq_qn_i), .v_valid_i(v_valid), .v_ok_i(v_ok),
       .cqe_valid_o(g_cqe_valid[p]), .cqe_ready_i(g_cqe_ready[p]), .cqe_cqn_o(g_cqe_cqn[p*16 +: 16]),
       .cqe_data_o(g_cqe_data[p*256 +: 256]),
       .gerr_valid_o(g_gerr_valid[p]), .gerr_ready_i(g_gerr_ready[p]), .gerr_sqn_o(g_gerr_sqn[p*QW +: QW]),

@@ -18,7 +18,9 @@
 // Responses are address-aligned (lane = address mod 64, keep marks the
 // bytes); each beat is shifted down to lane 0 and appended to a two-beat
 // accumulator, so entries of any length and alignment pack without gaps.
-// One entry is read at a time.
+// One entry is read at a time, and only once the ring has room for all of
+// it (rd_room), so a response is never held: the card's DMA reads share
+// one in-order response stream.
 //
 // Store and forward: the packed beats go into a SF_BEATS x 520-bit block RAM
 // ring (64 KiB, one MAX_TSO_SIZE super-frame) and become visible to the
@@ -40,6 +42,14 @@
 // SQ counters: st_* reports each frame sent (its WQE read without error and
 // taken by the segmenter) with its SQ, total length and Ethernet segment, as
 // it retires; a frame retires only while st_room_i.
+//
+// SQ reset (sq_rst_i: a context write that disables an SQ or sets it to
+// RST): the WQEs of that SQ already here, in the retire queue or being
+// gathered, still send their frames but retire without a CQE, SQ counter
+// event or ERR report. The card's drain ends a reset once their buffer reads
+// are answered, but a frame may wait far longer for a paused MAC; after
+// DESTROY_SQ or MODIFY_SQ to RST has completed, the host owns the SQ's ring
+// and CQ slots again (a new SQ may reuse the number and its ring indices).
 module kite_card_txg #(
   parameter int unsigned NQ       = 512,
   parameter int unsigned FN_W     = 5,
@@ -85,6 +95,9 @@ module kite_card_txg #(
   output logic [127:0]          m_eth_o,
   output logic [31:0]           m_len_o,
   output logic [31:0]           m_first_len_o,
+
+  input  logic                  sq_rst_i,      // SQ sq_rst_sqn_i reset: its WQEs here complete no more
+  input  logic [$clog2(NQ)-1:0] sq_rst_sqn_i,
 
   input  logic                  v_valid_i,     // segmenter verdict, one per frame
   input  logic                  v_ok_i,        // 0: rejected, nothing sent
@@ -177,8 +190,24 @@ module kite_card_txg #(
   // eth / lengths from the registers below) has not been written.
   logic wait_cm;
   assign wait_cm    = first_q && o_valid_q && o_cm_q;
-  assign d_ready_o  = state_q == S_REQ && !wait_cm && (skip || rd_ready_i);
-  assign rd_valid_o = state_q == S_REQ && !wait_cm && d_valid_i && !skip;
+
+  // An entry is read only when the ring has room for every beat its
+  // response can store (the accumulator's bytes, the entry's, and a beat
+  // waiting in o_*), and a last entry only with an info and a retire slot
+  // for its commit: nothing else writes the ring meanwhile, so the response
+  // is taken at one beat per cycle. Every DMA reader shares kite_pcie_rd's
+  // in-order response stream: a response held here (a MAC that takes
+  // nothing, the ring full) would hold the other port's reads, the RX
+  // path's WQE reads and the firmware's.
+  logic [12:0] rd_need, sf_used;
+  logic [AW:0] sf_fill;   // modulo the pointers' width, then widened
+  logic        rd_room;
+  assign rd_need = 13'((18'(cnt_q) + 18'(d_sge_len_i[15:0]) + 18'd63) >> 6) + 13'(o_valid_q);
+  assign sf_fill = wr_q - rd_q;
+  assign sf_used = 13'(sf_fill);
+  assign rd_room = sf_used + rd_need <= 13'(SF_BEATS) && !(d_last_i && (info_full || ret_full));
+  assign d_ready_o  = state_q == S_REQ && !wait_cm && (skip || rd_ready_i && rd_room);
+  assign rd_valid_o = state_q == S_REQ && !wait_cm && d_valid_i && !skip && rd_room;
   assign rd_fn_o    = d_fn_i;
   assign rd_addr_o  = d_sge_addr_i;
   assign rd_len_o   = d_sge_len_i[15:0];
@@ -204,6 +233,32 @@ module kite_card_txg #(
       ret_mem[rw_q[RW-1:0]] <= {push_frame ? K_FRAME : p_kind, sig_q, sqn_q, cqn_q, fl_q ? ci_q : idx_q,
                                 total_q, eth_q};
 
+  // Stale entries (see SQ reset above): each entry's SQ in flip-flops, so a
+  // reset marks all of that SQ's at once (entries outside the queue too;
+  // a push sets its own mark). g_stale_q marks the WQE being gathered.
+  logic [RET-1:0]        stale_q;
+  logic [$clog2(NQ)-1:0] ret_sqn_q [RET];
+  logic                  g_stale_q, p_stale;
+  assign p_stale = g_stale_q || (sq_rst_i && sq_rst_sqn_i == sqn_q);
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      stale_q   <= '0;
+      g_stale_q <= 1'b0;
+      for (int i = 0; i < RET; i++) ret_sqn_q[i] <= '0;
+    end else begin
+      // The queue manager hands on no WQE of an SQ in the cycle of its
+      // context write, so a new WQE starts fresh.
+      if (state_q == S_REQ && first_q && d_valid_i && d_ready_o) g_stale_q <= 1'b0;
+      else if (p_stale) g_stale_q <= 1'b1;
+      for (int i = 0; i < RET; i++)
+        if (sq_rst_i && ret_sqn_q[i] == sq_rst_sqn_i) stale_q[i] <= 1'b1;
+      if (push_frame || push_end) begin
+        stale_q[rw_q[RW-1:0]]   <= p_stale;
+        ret_sqn_q[rw_q[RW-1:0]] <= sqn_q;
+      end
+    end
+  end
+
   logic [1:0]            h_kind;
   logic                  h_sig, h_ok, h_v, h_go;
   logic [$clog2(NQ)-1:0] h_sqn;
@@ -211,10 +266,12 @@ module kite_card_txg #(
   logic [16:0]           h_total;
   logic [127:0]          h_eth;
   assign {h_kind, h_sig, h_sqn, h_cqn, h_idx, h_total, h_eth} = ret_mem[rr_q[RW-1:0]];
+  logic h_stale;
+  assign h_stale = stale_q[rr_q[RW-1:0]];
   assign h_v  = vw_q != vr_q;
   assign h_ok = v_mem_q[vr_q[RW-1:0]];
   // A taken frame retires with its SQ counter event: it waits for room.
-  assign h_go = !ret_empty && !gerr_q && (h_kind != K_FRAME || h_v && (!h_ok || st_room_i));
+  assign h_go = !ret_empty && !gerr_q && (h_kind != K_FRAME || h_v && (!h_ok || h_stale || st_room_i));
 
   // kite_pkg::cqe_t as bytes (see kite_rx_dma).
   logic [255:0] cqe;
@@ -242,9 +299,10 @@ module kite_card_txg #(
       end
     end
   end
-  // Every entry completes but a taken frame of an unsignaled WQE.
+  // Every entry completes but a taken frame of an unsignaled WQE, and the
+  // entries of a reset SQ.
   logic h_cqe;
-  assign h_cqe        = h_kind != K_FRAME || !h_ok || h_sig;
+  assign h_cqe        = !h_stale && (h_kind != K_FRAME || !h_ok || h_sig);
   assign cqe_valid_o  = h_go && h_cqe;
   assign cqe_cqn_o    = h_cqn;
   assign cqe_data_o   = cqe;
@@ -253,7 +311,7 @@ module kite_card_txg #(
   assign gerr_sqn_o   = gsqn_q;
   assign dma_err_o    = state_q == S_END && err_q && !fl_q && !o_valid_q;
   assign lso_rej_o    = r_pop && h_kind == K_FRAME && !h_ok;
-  assign st_valid_o   = r_pop && h_kind == K_FRAME && h_ok;
+  assign st_valid_o   = r_pop && h_kind == K_FRAME && h_ok && !h_stale;
   assign st_sqn_o     = h_sqn;
   assign st_total_o   = h_total;
   assign st_eth_o     = h_eth;
@@ -284,7 +342,7 @@ module kite_card_txg #(
       if (r_pop) begin
         rr_q <= rr_q + 1'b1;
         if (h_kind == K_FRAME) vr_q <= vr_q + 1'b1;
-        if (h_kind == K_ERR) begin
+        if (h_kind == K_ERR && !h_stale) begin
           gerr_q <= 1'b1;
           gsqn_q <= h_sqn;
         end

@@ -264,6 +264,17 @@ struct Bench : card_tb::Env<Vkite_card, MEM> {
         std::memcpy(&ref.host.mem[a], p, n);
     }
 
+    // Runs @f on the model and takes back the CQE(s) it wrote to CQ @cqn:
+    // a WQE the card finishes after its SQ was reset completes no more.
+    template <class F> void model_uncompleted(unsigned cqn, F f) {
+        const ctx::cq_ctx c = ref.hw.cq[cqn];
+        const size_t n = size_t(32) << c.log_size;
+        const std::vector<uint8_t> ring(ref.host.mem.begin() + long(c.base), ref.host.mem.begin() + long(c.base + n));
+        f();
+        ref.hw.cq[cqn] = c;
+        std::copy(ring.begin(), ring.end(), ref.host.mem.begin() + long(c.base));
+    }
+
     bool mem_same(const char *what) {
         size_t bad = 0, first = 0;
         for (size_t a = 0; a < MEM; a++)
@@ -287,7 +298,8 @@ struct Bench : card_tb::Env<Vkite_card, MEM> {
     uint64_t fw_sq_stat(unsigned n, unsigned w) { return fw_stat_idx(64 + 8 * n + w); }
 
     // ETH_TX WQE in SQ 1's ring slot (index mod 16), gather entries as given.
-    void tx_wqe(uint16_t index, uint8_t eth_flags, const std::vector<std::pair<uint64_t, uint32_t>> &sges) {
+    void tx_wqe(uint16_t index, uint8_t eth_flags, const std::vector<std::pair<uint64_t, uint32_t>> &sges,
+                uint64_t ring = SQB) {
         uint8_t w[64]{};
         w[0] = uint8_t(spec::wqe_opcode::ETH_TX);
         w[1] = spec::wqe_ctrl::FLAGS_SIGNALED;
@@ -298,7 +310,7 @@ struct Bench : card_tb::Env<Vkite_card, MEM> {
             std::memcpy(&w[32 + 16 * i], &sges[i].first, 8);
             std::memcpy(&w[40 + 16 * i], &sges[i].second, 4);
         }
-        both(SQB + 64 * (index & 15u), w, 64);
+        both(ring + 64 * (index & 15u), w, 64);
     }
 
     void rss_write(unsigned ctx, uint32_t addr, uint32_t v) {
@@ -1506,7 +1518,10 @@ int main(int argc, char **argv) {
             const size_t before = b.tx_frames[0].size();
             sq.pi = uint16_t(sq.pi + 1);
             b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
-            b.ref.tx.process_wqe(1);
+            // The model completes the WQE at once; the card finishes it
+            // after the reset has begun, so it sends the frame without a
+            // CQE (kite_card_txg, "SQ reset").
+            b.model_uncompleted(1, [&] { b.ref.tx.process_wqe(1); });
             for (int i = 0; i < 2000 && b.slow_q.empty(); i++) b.step();
             const bool parked = !b.slow_q.empty();
             const uint64_t due = parked ? b.slow_q.front().first : 0;
@@ -1520,10 +1535,151 @@ int main(int argc, char **argv) {
             b.slow_hi = 0;
             if (chk.expect(b.tx_frames[0].size() == before + 1, "the WQE's frame sent after the reset"))
                 chk.expect(b.tx_frames[0][before] == b.ref.frames[0].back(), "the frame as the model's");
-            b.mem_same("SQ reset with a gather read outstanding");
+            b.mem_same("SQ reset with a gather read outstanding (no CQE)");
             std::printf("[card] SQ reset with a gather read 3000 cycles late: busy %u cycles, until it was "
-                        "answered\n", drained);
+                        "answered; the frame sent, no CQE\n", drained);
         }
+        //  c. SQ 1 destroyed while its frames wait for port 0's MAC (held,
+        //     as by the partner's PAUSE): the destroy does not wait for the
+        //     MAC, the frames still leave once it runs again, and the WQEs
+        //     the segmenter had not taken by then write no CQE and do not
+        //     count. A new SQ 1 then completes into the same CQ where the
+        //     model does.
+        {
+            constexpr uint64_t TXP = 0xf0000;
+            // 15 frames of 7,000 bytes (windows 1,000 bytes apart in one
+            // buffer): more than the segmenter's and kite_txp's buffers
+            // hold (1,024 beats), less than those and the gather's ring.
+            constexpr unsigned N = 15, LEN = 7000, STEP = 1000;
+            sq.state = spec::wq_state::RDY;
+            sq.pi = sq.ci = 0;
+            b.fw_wq(false, 1, sq);
+            const std::vector<uint8_t> fb = tb::rbytes(rng, STEP * (N - 1) + LEN);
+            b.both(TXP, fb.data(), fb.size());
+            for (unsigned k = 0; k < N; k++) b.tx_wqe(uint16_t(k), 0, {{TXP + STEP * k, LEN}});
+            const std::vector<uint8_t> ring0(b.host.mem.begin() + CQ1, b.host.mem.begin() + CQ1 + (32u << CQ_LOG));
+            auto rtl_cqes = [&] {
+                unsigned n = 0;
+                for (unsigned i = 0; i < (1u << CQ_LOG); i++)
+                    n += !std::equal(ring0.begin() + 32 * i, ring0.begin() + 32 * (i + 1),
+                                     b.host.mem.begin() + CQ1 + 32 * i);
+                return n;
+            };
+            const uint64_t pk0 = b.fw_sq_stat(1, 0);
+            const size_t before = b.tx_frames[0].size();
+            b.m.tx_tready_i = 2;   // port 0's MAC takes nothing
+            sq.pi = N;
+            b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
+            b.run(8000);
+            const unsigned c0 = rtl_cqes();
+            for (unsigned k = 0; k < N; k++) {
+                if (k < c0) b.ref.tx.process_wqe(1);
+                else b.model_uncompleted(1, [&] { b.ref.tx.process_wqe(1); });
+            }
+            chk.expect(c0 > 0 && c0 < N, "with the MAC held, %u of %u WQEs completed (some wait in the gather)",
+                       c0, N);
+            sq = ctx::wq_ctx{};
+            const unsigned drained = b.fw_wq(false, 1, sq);
+            chk.expect(drained < 100 && b.tx_frames[0].size() == before,
+                       "SQ destroy with the MAC held: done in %u cycles, no frame sent yet", drained);
+            b.run(2000);
+            b.m.tx_tready_i = 3;
+            for (int i = 0; i < 20000 && b.tx_frames[0].size() < before + N; i++) b.step();
+            b.run(1000);
+            unsigned same = 0;
+            for (unsigned k = 0; k < N && before + k < b.tx_frames[0].size(); k++)
+                same += b.tx_frames[0][before + k] == b.ref.frames[0][b.ref.frames[0].size() - N + k];
+            const unsigned c1 = rtl_cqes();
+            const uint64_t pk = b.fw_sq_stat(1, 0) - pk0;
+            chk.expect(b.tx_frames[0].size() == before + N && same == N,
+                       "all %u frames sent once the MAC runs (%zu, %u as the model's)", N,
+                       b.tx_frames[0].size() - before, same);
+            chk.expect(c1 == c0 && pk == c0, "after the destroy no CQE (%u, %u before) and no SQ count (%llu)",
+                       c1, c0, (unsigned long long)pk);
+            b.mem_same("SQ destroyed with frames at a held MAC");
+            // A new SQ 1 (ring index 0 again) completes after them.
+            sq.valid = 1; sq.kind = ctx::WQ_ETH; sq.log_size = 4; sq.log_stride = 6; sq.cqn = 1; sq.base = SQB;
+            sq.port = 0; sq.state = spec::wq_state::RST;
+            b.fw_wq(false, 1, sq);
+            sq.state = spec::wq_state::RDY;
+            b.fw_wq(false, 1, sq);
+            b.tx_wqe(0, 0, {{TXP, 200}});
+            sq.pi = 1;
+            b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
+            b.ref.tx.process_wqe(1);
+            for (int i = 0; i < 3000 && b.tx_frames[0].size() < before + N + 1; i++) b.step();
+            b.run(500);
+            chk.expect(b.tx_frames[0].size() == before + N + 1 && rtl_cqes() == c0 + 1,
+                       "the new SQ 1's WQE 0 sent and completed");
+            b.mem_same("a new SQ 1 completes into CQ 1 after the destroyed one's");
+            std::printf("[card] SQ destroy with %u frames at a held MAC: done in %u cycles; %u WQEs completed "
+                        "before it, the other %u sent after it without a CQE\n", N, drained, c0, N - c0);
+        }
+    }
+    // 21. A held MAC does not hold the card's DMA reads: port 0's MAC takes
+    //     nothing while SQ 1 posts 15 frames of 9,000 bytes (two gather
+    //     entries each), more than the
+    //     segmenter, kite_txp and the gather's ring hold (2,048 beats), so
+    //     port 0's gather waits for room with WQEs left. Every DMA reader
+    //     shares kite_pcie_rd's in-order response stream; the gather reads
+    //     only what its ring has room for, so a firmware DMA read is still
+    //     answered meanwhile (with responses held, it waits for the MAC).
+    {
+        constexpr uint64_t TXP = 0xf0000, RA = 0xec123;
+        constexpr unsigned N = 15, LEN = 9000, STEP = 1000;
+        const std::vector<uint8_t> fb = tb::rbytes(rng, STEP * (N - 1) + LEN);
+        b.both(TXP, fb.data(), fb.size());
+        // Two entries each (4,000 + 5,000 bytes), so reads wait for room
+        // within a WQE too, and the ring's pointers wrap under them.
+        for (unsigned k = 0; k < N; k++)
+            b.tx_wqe(uint16_t(sq.pi + k), 0, {{TXP + STEP * k, 4000}, {TXP + STEP * k + 4000, LEN - 4000}});
+        const std::vector<uint8_t> rd = tb::rbytes(rng, 700);
+        b.both(RA, rd.data(), rd.size());
+        const size_t before = b.tx_frames[0].size();
+        b.m.tx_tready_i = 2;
+        sq.pi = uint16_t(sq.pi + N);
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
+        for (unsigned k = 0; k < N; k++) b.ref.tx.process_wqe(1);
+        b.run(12000);   // port 0's gather fills its ring and waits
+        b.fw_rd_bytes.clear();
+        b.fw_rd_last = false;
+        b.m.fw_rd_valid_i = 1;
+        b.m.fw_rd_addr_i = RA;
+        b.m.fw_rd_len_i = 700;
+        unsigned t = 0;
+        for (; t < 3000 && !b.fw_rd_last; t++) b.step();
+        const size_t held = b.tx_frames[0].size() - before;
+        chk.expect(b.fw_rd_last && !b.fw_rd_err && b.fw_rd_bytes == rd && held == 0,
+                   "with port 0's MAC held and its gather waiting, a firmware DMA read answered in %u cycles "
+                   "(%zu bytes)", t, b.fw_rd_bytes.size());
+        b.m.tx_tready_i = 3;
+        for (int i = 0; i < 40000 && b.tx_frames[0].size() < before + N; i++) b.step();
+        b.run(1000);
+        unsigned same = 0;
+        for (unsigned k = 0; k < N && before + k < b.tx_frames[0].size(); k++)
+            same += b.tx_frames[0][before + k] == b.ref.frames[0][b.ref.frames[0].size() - N + k];
+        chk.expect(b.tx_frames[0].size() == before + N && same == N,
+                   "port 0's %u frames sent once its MAC runs (%zu, %u as the model's)", N,
+                   b.tx_frames[0].size() - before, same);
+        // Then 15 more with the MAC running, 8,960 + 40 bytes each: 2,115
+        // beats, so the ring's pointers wrap (every 2,048 beats) inside a
+        // first entry, under the room check of the second.
+        const size_t before2 = b.tx_frames[0].size();
+        for (unsigned k = 0; k < N; k++)
+            b.tx_wqe(uint16_t(sq.pi + k), 0, {{TXP + STEP * k, 8960}, {TXP + STEP * k + 8960, 40}});
+        sq.pi = uint16_t(sq.pi + N);
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
+        for (unsigned k = 0; k < N; k++) b.ref.tx.process_wqe(1);
+        for (int i = 0; i < 40000 && b.tx_frames[0].size() < before2 + N; i++) b.step();
+        b.run(1000);
+        same = 0;
+        for (unsigned k = 0; k < N && before2 + k < b.tx_frames[0].size(); k++)
+            same += b.tx_frames[0][before2 + k] == b.ref.frames[0][b.ref.frames[0].size() - N + k];
+        chk.expect(b.tx_frames[0].size() == before2 + N && same == N,
+                   "15 more two-entry frames sent (%zu, %u as the model's)", b.tx_frames[0].size() - before2, same);
+        b.mem_same("a held MAC and the DMA reads");
+        std::printf("[card] port 0's MAC held with %u x %u-byte frames posted: a firmware DMA read answered in "
+                    "%u cycles\n", N, LEN, t);
     }
     std::printf("[card] TX frame %zu bytes on port 0, RX frame %zu bytes delivered, %llu cycles\n",
                 b.tx_frames[0].empty() ? size_t(0) : b.tx_frames[0][0].size(), rf.size(),
