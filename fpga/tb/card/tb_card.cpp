@@ -275,6 +275,18 @@ struct Bench : card_tb::Env<Vkite_card, MEM> {
         std::copy(ring.begin(), ring.end(), ref.host.mem.begin() + long(c.base));
     }
 
+    // Steps until @n frames after the first @before have left MAC port
+    // @port (at most @cycles), then 1,000 more; returns how many of them
+    // equal the model's last @n on that port.
+    unsigned sent_as_model(unsigned port, size_t before, unsigned n, int cycles) {
+        for (int i = 0; i < cycles && tx_frames[port].size() < before + n; i++) step();
+        run(1000);
+        unsigned same = 0;
+        for (unsigned k = 0; k < n && before + k < tx_frames[port].size() && ref.frames[port].size() >= n; k++)
+            same += tx_frames[port][before + k] == ref.frames[port][ref.frames[port].size() - n + k];
+        return same;
+    }
+
     bool mem_same(const char *what) {
         size_t bad = 0, first = 0;
         for (size_t a = 0; a < MEM; a++)
@@ -1584,11 +1596,7 @@ int main(int argc, char **argv) {
                        "SQ destroy with the MAC held: done in %u cycles, no frame sent yet", drained);
             b.run(2000);
             b.m.tx_tready_i = 3;
-            for (int i = 0; i < 20000 && b.tx_frames[0].size() < before + N; i++) b.step();
-            b.run(1000);
-            unsigned same = 0;
-            for (unsigned k = 0; k < N && before + k < b.tx_frames[0].size(); k++)
-                same += b.tx_frames[0][before + k] == b.ref.frames[0][b.ref.frames[0].size() - N + k];
+            const unsigned same = b.sent_as_model(0, before, N, 20000);
             const unsigned c1 = rtl_cqes();
             const uint64_t pk = b.fw_sq_stat(1, 0) - pk0;
             chk.expect(b.tx_frames[0].size() == before + N && same == N,
@@ -1653,11 +1661,7 @@ int main(int argc, char **argv) {
                    "with port 0's MAC held and its gather waiting, a firmware DMA read answered in %u cycles "
                    "(%zu bytes)", t, b.fw_rd_bytes.size());
         b.m.tx_tready_i = 3;
-        for (int i = 0; i < 40000 && b.tx_frames[0].size() < before + N; i++) b.step();
-        b.run(1000);
-        unsigned same = 0;
-        for (unsigned k = 0; k < N && before + k < b.tx_frames[0].size(); k++)
-            same += b.tx_frames[0][before + k] == b.ref.frames[0][b.ref.frames[0].size() - N + k];
+        unsigned same = b.sent_as_model(0, before, N, 40000);
         chk.expect(b.tx_frames[0].size() == before + N && same == N,
                    "port 0's %u frames sent once its MAC runs (%zu, %u as the model's)", N,
                    b.tx_frames[0].size() - before, same);
@@ -1670,11 +1674,7 @@ int main(int argc, char **argv) {
         sq.pi = uint16_t(sq.pi + N);
         b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
         for (unsigned k = 0; k < N; k++) b.ref.tx.process_wqe(1);
-        for (int i = 0; i < 40000 && b.tx_frames[0].size() < before2 + N; i++) b.step();
-        b.run(1000);
-        same = 0;
-        for (unsigned k = 0; k < N && before2 + k < b.tx_frames[0].size(); k++)
-            same += b.tx_frames[0][before2 + k] == b.ref.frames[0][b.ref.frames[0].size() - N + k];
+        same = b.sent_as_model(0, before2, N, 40000);
         chk.expect(b.tx_frames[0].size() == before2 + N && same == N,
                    "15 more two-entry frames sent (%zu, %u as the model's)", b.tx_frames[0].size() - before2, same);
         b.mem_same("a held MAC and the DMA reads");
