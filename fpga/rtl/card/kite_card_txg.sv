@@ -20,7 +20,7 @@
 // accumulator, so entries of any length and alignment pack without gaps.
 // One entry is read at a time, and only once the ring has room for all of
 // it (rd_room), so a response is never held: the card's DMA reads share
-// one in-order response stream.
+// one in-order response stream. A 65,536-byte entry is two reads.
 //
 // Store and forward: the packed beats go into a SF_BEATS x 520-bit block RAM
 // ring (64 KiB, one MAX_TSO_SIZE super-frame) and become visible to the
@@ -199,18 +199,24 @@ module kite_card_txg #(
   // in-order response stream: a response held here (a MAC that takes
   // nothing, the ring full) would hold the other port's reads, the RX
   // path's WQE reads and the firmware's.
+  //
+  // A read request carries 16 bits of length: an entry of 65,536 bytes
+  // (MAX_TSO_SIZE in one entry, the only longer one the queue manager
+  // passes) is read as two 32 KiB halves, the entry taken with the second.
   logic [12:0] rd_need, sf_used;
   logic [AW:0] sf_fill;   // modulo the pointers' width, then widened
-  logic        rd_room;
-  assign rd_need = 13'((18'(cnt_q) + 18'(d_sge_len_i[15:0]) + 18'd63) >> 6) + 13'(o_valid_q);
+  logic        rd_room, big, half_q, d_go;
+  assign big     = d_sge_len_i[16];
+  assign rd_need = 13'((18'(cnt_q) + 18'(rd_len_o) + 18'd63) >> 6) + 13'(o_valid_q);
   assign sf_fill = wr_q - rd_q;
   assign sf_used = 13'(sf_fill);
   assign rd_room = sf_used + rd_need <= 13'(SF_BEATS) && !(d_last_i && (info_full || ret_full));
-  assign d_ready_o  = state_q == S_REQ && !wait_cm && (skip || rd_ready_i && rd_room);
+  assign d_ready_o  = state_q == S_REQ && !wait_cm && (skip || rd_ready_i && rd_room && (!big || half_q));
   assign rd_valid_o = state_q == S_REQ && !wait_cm && d_valid_i && !skip && rd_room;
+  assign d_go       = d_valid_i && (d_ready_o || rd_valid_o && rd_ready_i);   // an entry taken, or its first half read
   assign rd_fn_o    = d_fn_i;
-  assign rd_addr_o  = d_sge_addr_i;
-  assign rd_len_o   = d_sge_len_i[15:0];
+  assign rd_addr_o  = d_sge_addr_i + (half_q ? 64'h8000 : 64'd0);
+  assign rd_len_o   = big ? 16'h8000 : d_sge_len_i[15:0];
 
   // ---------------------------------------------------------------- retire queue
   // Entry kinds: a committed frame (waits for its verdict), a failed read
@@ -248,7 +254,7 @@ module kite_card_txg #(
     end else begin
       // The queue manager hands on no WQE of an SQ in the cycle of its
       // context write, so a new WQE starts fresh.
-      if (state_q == S_REQ && first_q && d_valid_i && d_ready_o) g_stale_q <= 1'b0;
+      if (state_q == S_REQ && first_q && d_go) g_stale_q <= 1'b0;
       else if (p_stale) g_stale_q <= 1'b1;
       for (int i = 0; i < RET; i++)
         if (sq_rst_i && ret_sqn_q[i] == sq_rst_sqn_i) stale_q[i] <= 1'b1;
@@ -359,6 +365,7 @@ module kite_card_txg #(
     if (!rst_ni) begin
       state_q      <= S_REQ;
       first_q      <= 1'b1;
+      half_q       <= 1'b0;
       last_entry_q <= 1'b0;
       err_q        <= 1'b0;
       fl_q         <= 1'b0;
@@ -390,8 +397,9 @@ module kite_card_txg #(
         end
       end
       unique case (state_q)
-        S_REQ: if (d_valid_i && d_ready_o) begin
-          last_entry_q <= d_last_i;
+        S_REQ: if (d_go) begin
+          last_entry_q <= d_last_i && d_ready_o;
+          half_q       <= !d_ready_o;
           if (first_q) begin
             sqn_q       <= d_sqn_i;
             cqn_q       <= d_cqn_i;
@@ -404,7 +412,7 @@ module kite_card_txg #(
             err_q       <= 1'b0;
             fl_q        <= d_flush_i;
           end
-          first_q <= d_last_i;
+          first_q <= d_last_i && d_ready_o;
           if (!skip) state_q <= S_RSP;
           else if (d_last_i) state_q <= S_END;
         end

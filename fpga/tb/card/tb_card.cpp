@@ -1681,6 +1681,38 @@ int main(int argc, char **argv) {
         std::printf("[card] port 0's MAC held with %u x %u-byte frames posted: a firmware DMA read answered in "
                     "%u cycles\n", N, LEN, t);
     }
+    // 22. A TSO WQE of MAX_TSO_SIZE (65,536 bytes) in one gather entry,
+    //     IPv4/TCP with mss 8,000: the model's nine segments and CQE. (A DMA
+    //     read request carries 16 bits of length; the gather reads such an
+    //     entry as two halves.)
+    {
+        constexpr uint64_t TXJ = 0xf0000;
+        constexpr unsigned LEN = 65536, MSS = 8000;
+        std::vector<uint8_t> fj = tb::rbytes(rng, LEN);
+        fj[0] &= 0xfe;
+        fj[12] = 0x08; fj[13] = 0x00;
+        uint8_t *ip = &fj[14];
+        ip[0] = 0x45; ip[2] = uint8_t((LEN - 14) >> 8); ip[3] = uint8_t((LEN - 14) & 0xff); ip[6] = 0x40;
+        ip[7] = 0; ip[9] = 6;
+        ip[20 + 12] = 0x50; ip[20 + 13] = 0x18;
+        b.both(TXJ, fj.data(), fj.size());
+        b.tx_wqe(sq.pi, spec::wqe_eth::FLAGS_LSO | spec::wqe_eth::FLAGS_L3_CSUM | spec::wqe_eth::FLAGS_L4_CSUM,
+                 {{TXJ, LEN}});
+        const uint8_t mss[2] = {uint8_t(MSS & 0xff), uint8_t(MSS >> 8)}, hl[2] = {54, 0};
+        b.both(SQB + 64 * (sq.pi & 15u) + 18, mss, 2);
+        b.both(SQB + 64 * (sq.pi & 15u) + 24, hl, 2);
+        const size_t before = b.tx_frames[0].size(), mbefore = b.ref.frames[0].size();
+        sq.pi = uint16_t(sq.pi + 1);
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
+        b.ref.tx.process_wqe(1);
+        const unsigned nseg = unsigned(b.ref.frames[0].size() - mbefore);
+        const unsigned same = b.sent_as_model(0, before, nseg, 20000);
+        chk.expect(nseg == (LEN - 54 + MSS - 1) / MSS && b.tx_frames[0].size() == before + nseg && same == nseg,
+                   "a 65,536-byte single-entry TSO WQE: %zu segments, %u as the model's %u",
+                   b.tx_frames[0].size() - before, same, nseg);
+        b.mem_same("a 65,536-byte gather entry");
+        std::printf("[card] TSO WQE of 65,536 bytes in one entry: %u segments as the model's\n", same);
+    }
     std::printf("[card] TX frame %zu bytes on port 0, RX frame %zu bytes delivered, %llu cycles\n",
                 b.tx_frames[0].empty() ? size_t(0) : b.tx_frames[0][0].size(), rf.size(),
                 (unsigned long long)b.clk.cycle);
