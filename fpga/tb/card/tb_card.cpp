@@ -310,6 +310,25 @@ struct Bench : card_tb::Env<Vkite_card, MEM> {
     uint64_t fw_sq_stat(unsigned n, unsigned w) { return fw_stat_idx(64 + 8 * n + w); }
 
     // ETH_TX WQE in SQ 1's ring slot (index mod 16), gather entries as given.
+    // The LSO fields of SQ 1's WQE @index (wqe_eth mss and hdr_len).
+    void tx_lso(uint16_t index, uint16_t mss, uint16_t hdr_len) {
+        const uint64_t w = SQB + 64 * (index & 15u);
+        both(w + 18, &mss, 2);
+        both(w + 24, &hdr_len, 2);
+    }
+    // A random unicast IPv4/TCP frame of @len bytes (20-byte IP and TCP
+    // headers, DF, PSH ACK) for TSO WQEs.
+    std::vector<uint8_t> tcp4_frame(size_t len) {
+        std::vector<uint8_t> f = tb::rbytes(rng, len);
+        f[0] &= 0xfe;
+        f[12] = 0x08; f[13] = 0x00;
+        uint8_t *ip = &f[14];
+        ip[0] = 0x45; ip[2] = uint8_t((len - 14) >> 8); ip[3] = uint8_t((len - 14) & 0xff); ip[6] = 0x40;
+        ip[7] = 0; ip[9] = 6;
+        ip[20 + 12] = 0x50; ip[20 + 13] = 0x18;
+        return f;
+    }
+
     void tx_wqe(uint16_t index, uint8_t eth_flags, const std::vector<std::pair<uint64_t, uint32_t>> &sges,
                 uint64_t ring = SQB) {
         uint8_t w[64]{};
@@ -1079,14 +1098,9 @@ int main(int argc, char **argv) {
     //     CQEs; then a TSO WQE (IPv4/TCP, 300 bytes of payload, mss 128)
     //     sends the model's three segments. One doorbell for the three.
     {
-        std::vector<uint8_t> fa = tb::rbytes(rng, 70), fb = tb::rbytes(rng, 60), fl = tb::rbytes(rng, 354);
+        std::vector<uint8_t> fa = tb::rbytes(rng, 70), fb = tb::rbytes(rng, 60), fl = b.tcp4_frame(354);
         fa[0] &= 0xfe;
         fb[0] &= 0xfe;
-        fl[0] &= 0xfe;
-        fl[12] = 0x08; fl[13] = 0x00;
-        uint8_t *ip = &fl[14];
-        ip[0] = 0x45; ip[2] = uint8_t(340 >> 8); ip[3] = uint8_t(340 & 0xff); ip[6] = 0x40; ip[7] = 0; ip[9] = 6;
-        ip[20 + 12] = 0x50; ip[20 + 13] = 0x18;  // TCP: 20-byte header, PSH ACK
         constexpr uint64_t TXL = 0x52000;
         b.both(TXB0, fa.data(), fa.size());
         b.both(TXB1, fb.data(), fb.size());
@@ -1096,10 +1110,7 @@ int main(int argc, char **argv) {
         b.tx_wqe(uint16_t(sq.pi + 1), 0, {{TXB1, 60}, {TXB0 + 3, 0}});
         b.tx_wqe(uint16_t(sq.pi + 2), spec::wqe_eth::FLAGS_LSO | spec::wqe_eth::FLAGS_L3_CSUM |
                                           spec::wqe_eth::FLAGS_L4_CSUM, {{TXL, 354}});
-        uint8_t lsof[4] = {128, 0, 0, 0};  // mss 128; hdr_len 54
-        b.both(SQB + 64 * ((sq.pi + 2) & 15u) + 18, lsof, 2);
-        lsof[0] = 54;
-        b.both(SQB + 64 * ((sq.pi + 2) & 15u) + 24, lsof, 2);
+        b.tx_lso(uint16_t(sq.pi + 2), 128, 54);
         const uint64_t db0 = b.fw_sq_stat(1, 6);
         sq.pi = uint16_t(sq.pi + 3);
         b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
@@ -1187,13 +1198,10 @@ int main(int argc, char **argv) {
         b.tx_wqe(i0, lso, {{TXR, 200}});
         b.tx_wqe(uint16_t(i0 + 1), lso, {{TXR, 200}});
         b.tx_wqe(uint16_t(i0 + 2), 0, {{TXR + 0x400, 80}});
-        for (unsigned k = 0; k < 2; k++) {
-            const uint64_t w = SQB + 64 * ((i0 + k) & 15u);
-            const uint8_t mss[2] = {64, 0}, hl[2] = {54, 0}, unsig = 0;
-            b.both(w + 18, mss, 2);
-            b.both(w + 24, hl, 2);
-            if (k == 1) b.both(w + 1, &unsig, 1);
-        }
+        b.tx_lso(i0, 64, 54);
+        b.tx_lso(uint16_t(i0 + 1), 64, 54);
+        const uint8_t unsig = 0;
+        b.both(SQB + 64 * ((i0 + 1) & 15u) + 1, &unsig, 1);
         const spec::port_stats m0 = b.ref.hw.ports[0].stats;
         const uint64_t bad0 = b.fw_stat(0, 14), lso0 = b.fw_stat(0, 28);
         const size_t before = b.tx_frames[0].size(), mbefore = b.ref.frames[0].size();
@@ -1688,19 +1696,11 @@ int main(int argc, char **argv) {
     {
         constexpr uint64_t TXJ = 0xf0000;
         constexpr unsigned LEN = 65536, MSS = 8000;
-        std::vector<uint8_t> fj = tb::rbytes(rng, LEN);
-        fj[0] &= 0xfe;
-        fj[12] = 0x08; fj[13] = 0x00;
-        uint8_t *ip = &fj[14];
-        ip[0] = 0x45; ip[2] = uint8_t((LEN - 14) >> 8); ip[3] = uint8_t((LEN - 14) & 0xff); ip[6] = 0x40;
-        ip[7] = 0; ip[9] = 6;
-        ip[20 + 12] = 0x50; ip[20 + 13] = 0x18;
+        const std::vector<uint8_t> fj = b.tcp4_frame(LEN);
         b.both(TXJ, fj.data(), fj.size());
         b.tx_wqe(sq.pi, spec::wqe_eth::FLAGS_LSO | spec::wqe_eth::FLAGS_L3_CSUM | spec::wqe_eth::FLAGS_L4_CSUM,
                  {{TXJ, LEN}});
-        const uint8_t mss[2] = {uint8_t(MSS & 0xff), uint8_t(MSS >> 8)}, hl[2] = {54, 0};
-        b.both(SQB + 64 * (sq.pi & 15u) + 18, mss, 2);
-        b.both(SQB + 64 * (sq.pi & 15u) + 24, hl, 2);
+        b.tx_lso(sq.pi, MSS, 54);
         const size_t before = b.tx_frames[0].size(), mbefore = b.ref.frames[0].size();
         sq.pi = uint16_t(sq.pi + 1);
         b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
