@@ -6,8 +6,8 @@ minutes of CPU with yosys 0.23, so the top is synthesized the way large FPGA
 designs are: each block out of context, then the top with its blocks as
 black boxes.
 
-  1. The top's own logic (kite_card, kite_card_txg, kite_card_fcs: TX gather,
-     FCS, glue) is synthesized by synth_xilinx with every block of
+  1. The top's own logic (kite_card, kite_card_txq, kite_card_txg,
+     kite_card_fcs: TX descriptor queues, gather, FCS, glue) is synthesized by synth_xilinx with every block of
      fpga/rtl/blocks.list read as a black box (read_verilog -lib): yosys
      elaborates the whole hierarchy and checks every instance's ports.
   2. Every black-box instance is matched to its block. Instances with the
@@ -46,7 +46,7 @@ CACHE = pathlib.Path(os.environ.get("KITE_CACHE", "/var/cache/kite")) / "rtl-syn
 TOP = "kite_card"
 NAME = "card"
 # Card-only modules: synthesized with the top, not black boxes.
-CARD_OWN = {"kite_card.sv", "kite_card_txg.sv", "kite_card_fcs.sv"}
+CARD_OWN = {"kite_card.sv", "kite_card_txq.sv", "kite_card_txg.sv", "kite_card_fcs.sv"}
 COMMON = {"kite_pkg.sv", "kite_rtl_pkg.sv"}
 COMMON_SRCS = ["fpga/rtl/common/kite_pkg.sv", "fpga/rtl/common/kite_rtl_pkg.sv"]  # as fpga/check.sh passes them
 

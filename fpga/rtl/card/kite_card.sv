@@ -513,6 +513,9 @@ module kite_card #(
   logic [63:0]         d_sge_addr;
   logic [31:0]         d_sge_len;
   logic                qc_valid, qc_ready, qc_rq;
+  logic [PW-1:0]       qc_port;
+  logic [NQ-1:0]       sq_err;
+  logic [NPORT*8-1:0]  q_free;      // free entries of each port's descriptor queue
   logic [QW-1:0]       qc_qn;
   logic [15:0]         qc_cqn, qc_wqe_index;
   logic [7:0]          qc_opcode, qc_status;
@@ -550,13 +553,14 @@ module kite_card #(
     .rd_addr_o(f_rd_addr), .rd_len_o(f_rd_len),
     .rd_cpl_valid_i(f_cpl_valid), .rd_cpl_tag_i(rd_rsp_id[TW-1:0]), .rd_cpl_data_i(rd_rsp_data),
     .rd_cpl_last_i(rd_rsp_last), .rd_cpl_err_i(rd_rsp_err),
-    .d_valid_o(d_valid), .d_ready_i(d_ready), .d_sqn_o(d_sqn), .d_fn_o(d_fn), .d_port_o(d_port),
+    .d_free_i(q_free), .d_valid_o(d_valid), .d_ready_i(d_ready), .d_sqn_o(d_sqn), .d_fn_o(d_fn), .d_port_o(d_port),
     .d_cqn_o(d_cqn), .d_wqe_index_o(d_wqe_index), .d_signaled_o(d_signaled), .d_eth_o(d_eth),
     .d_nsge_o(d_nsge), .d_total_o(d_total), .d_sge_addr_o(d_sge_addr), .d_sge_len_o(d_sge_len),
-    .d_last_o(d_last), .d_ci_o(d_ci), .d_flush_o(d_flush),
+    .d_last_o(d_last), .d_ci_o(d_ci), .d_flush_o(d_flush), .sq_err_o(sq_err),
     .gerr_valid_i(gq_valid), .gerr_ready_o(gq_ready), .gerr_sqn_i(gq_sqn),
     .ev_valid_o(qe_valid), .ev_qn_o(qe_qn), .ev_fn_o(qe_fn),
-    .cq_valid_o(qc_valid), .cq_ready_i(qc_ready), .cq_rq_o(qc_rq), .cq_qn_o(qc_qn), .cq_cqn_o(qc_cqn),
+    .cq_valid_o(qc_valid), .cq_ready_i(qc_ready), .cq_rq_o(qc_rq), .cq_qn_o(qc_qn), .cq_port_o(qc_port),
+    .cq_cqn_o(qc_cqn),
     .cq_wqe_index_o(qc_wqe_index), .cq_opcode_o(qc_opcode), .cq_status_o(qc_status),
     .cq_syndrome_o(qc_syndrome),
     .ci_valid_o(ci_valid), .ci_sqn_o(ci_sqn), .ci_o(ci_idx), .pick_valid_o(pick_valid), .pick_sqn_o(pick_sqn), .pick_ci_o(pick_ci),
@@ -566,7 +570,7 @@ module kite_card #(
   assign fw_wq_busy_o  = wq_drain;
 
   // ============================================================== TX
-  logic [NPORT-1:0]         g_d_ready, g_rd_valid, g_rd_ready, g_rsp_valid, g_rsp_ready;
+  logic [NPORT-1:0]         q_s_ready, g_rd_valid, g_rd_ready, g_rsp_valid, g_rsp_ready;
   logic [NPORT-1:0]         g_cqe_valid, g_cqe_ready, g_dma_err;
   logic [NPORT*FN_W-1:0]    g_rd_fn;
   logic [NPORT*64-1:0]      g_rd_addr;
@@ -580,7 +584,7 @@ module kite_card #(
   logic [NPORT*QW-1:0]      g_gerr_sqn;
   logic [NPORT-1:0]         g_st_valid;      // frames sent, for the SQ counters
   logic [NPORT-1:0]         g_st_room, g_lso_rej;
-  logic [15:0]              g_h_seq [NPORT];   // WQEs handed to a gather, and retired
+  logic [15:0]              g_h_seq [NPORT];   // WQEs handed to a port's queue, and retired
   logic [15:0]              g_r_seq [NPORT];
   logic [NPORT-1:0]         g_rd_act;        // a WQE's gather reads in progress, of SQ g_rd_sqn
   logic [NPORT*QW-1:0]      g_rd_sqn;
@@ -589,7 +593,7 @@ module kite_card #(
   logic [NPORT*17-1:0]      g_st_total;
   logic [NPORT*128-1:0]     g_st_eth;
   logic [31:0]              g_dma_cnt_q [NPORT];
-  assign d_ready = g_d_ready[d_port];
+  assign d_ready = q_s_ready[d_port];
 
   // Gather errors to the queue manager, lowest port first.
   always_comb begin
@@ -625,7 +629,8 @@ module kite_card #(
   // the WQE of that SQ it held in the cycle after the write (one WQE at a
   // time per port), the firmware's port reads busy, so a DESTROY_SQ
   // completes after the reads of the SQ's buffers. A later WQE of the SQ
-  // (a live restart) does not extend it.
+  // (a live restart) does not extend it. Its WQEs still in a port's
+  // descriptor queue are not read at all (kite_card_txq marks them stale).
   logic             sq_snap_q;
   logic [QW-1:0]    sq_qn_q;
   logic [NPORT-1:0] sq_dr_q, sq_dr_snap;
@@ -657,12 +662,36 @@ module kite_card #(
     logic [127:0] l_eth;
     logic [31:0]  l_len, l_first_len, lso_cnt, seg_cnt, drop_cnt;
 
+    // The port's descriptor queue (kite_card_txq): the fetch hands a WQE on
+    // only when all of it fits, so it never waits for this port's gather.
+    localparam int unsigned QDW = FN_W + 16 + 16 + 16 + 1 + 128 + 17 + 64 + 32 + 1;
+    logic            q_valid, q_ready, q_signaled, q_last, q_stale;
+    logic [QW-1:0]   q_sqn;
+    logic [FN_W-1:0] q_fn;
+    logic [15:0]     q_cqn, q_wqe_index, q_ci;
+    logic [127:0]    q_eth;
+    logic [16:0]     q_total;
+    logic [63:0]     q_sge_addr;
+    logic [31:0]     q_sge_len;
+    kite_card_txq #(.NQ(NQ), .DW(QDW)) u_txq (
+      .clk_i, .rst_ni,
+      .s_valid_i(d_valid && d_port == PW'(p)), .s_ready_o(q_s_ready[p]), .s_sqn_i(d_sqn),
+      .s_data_i({d_fn, d_cqn, d_wqe_index, d_ci, d_signaled, d_eth, d_total, d_sge_addr, d_sge_len, d_last}),
+      .s_last_i(d_last), .free_o(q_free[p*8 +: 8]),
+      .m_valid_o(q_valid), .m_ready_i(q_ready), .m_sqn_o(q_sqn),
+      .m_data_o({q_fn, q_cqn, q_wqe_index, q_ci, q_signaled, q_eth, q_total, q_sge_addr, q_sge_len, q_last}),
+      .m_stale_o(q_stale), .sq_rst_i(sq_rst), .sq_rst_sqn_i(fw_wq_qn_i), .h_seq_o(g_h_seq[p])
+    );
+
     kite_card_txg #(.NQ(NQ), .FN_W(FN_W)) u_txg (
       .clk_i, .rst_ni,
-      .d_valid_i(d_valid && d_port == PW'(p)), .d_ready_o(g_d_ready[p]),
-      .d_sqn_i(d_sqn), .d_fn_i(d_fn), .d_cqn_i(d_cqn), .d_wqe_index_i(d_wqe_index),
-      .d_signaled_i(d_signaled), .d_eth_i(d_eth), .d_total_i(d_total), .d_sge_addr_i(d_sge_addr),
-      .d_sge_len_i(d_sge_len), .d_last_i(d_last), .d_ci_i(d_ci), .d_flush_i(d_flush),
+      .d_valid_i(q_valid), .d_ready_o(q_ready),
+      .d_sqn_i(q_sqn), .d_fn_i(q_fn), .d_cqn_i(q_cqn), .d_wqe_index_i(q_wqe_index),
+      .d_signaled_i(q_signaled), .d_eth_i(q_eth), .d_total_i(q_total), .d_sge_addr_i(q_sge_addr),
+      .d_sge_len_i(q_sge_len), .d_last_i(q_last), .d_ci_i(q_ci),
+      // Flushed if its SQ is in ERR when the gather takes it, as the model
+      // would have completed it.
+      .d_flush_i(sq_err[q_sqn] || q_stale), .d_stale_i(q_stale),
       .rd_valid_o(g_rd_valid[p]), .rd_ready_i(g_rd_ready[p]), .rd_fn_o(g_rd_fn[p*FN_W +: FN_W]),
       .rd_addr_o(g_rd_addr[p*64 +: 64]), .rd_len_o(g_rd_len[p*16 +: 16]),
       .rd_rsp_valid_i(g_rsp_valid[p]), .rd_rsp_ready_o(g_rsp_ready[p]), .rd_rsp_data_i(rd_rsp_data),
@@ -673,7 +702,7 @@ module kite_card #(
       .cqe_valid_o(g_cqe_valid[p]), .cqe_ready_i(g_cqe_ready[p]), .cqe_cqn_o(g_cqe_cqn[p*16 +: 16]),
       .cqe_data_o(g_cqe_data[p*256 +: 256]),
       .gerr_valid_o(g_gerr_valid[p]), .gerr_ready_i(g_gerr_ready[p]), .gerr_sqn_o(g_gerr_sqn[p*QW +: QW]),
-      .dma_err_o(g_dma_err[p]), .lso_rej_o(g_lso_rej[p]), .h_seq_o(g_h_seq[p]), .r_seq_o(g_r_seq[p]),
+      .dma_err_o(g_dma_err[p]), .lso_rej_o(g_lso_rej[p]), .r_seq_o(g_r_seq[p]),
       .rd_act_o(g_rd_act[p]), .rd_sqn_o(g_rd_sqn[p*QW +: QW]),
       .st_room_i(g_st_room[p]), .st_valid_o(g_st_valid[p]), .st_sqn_o(g_st_sqn[p*QW +: QW]), .st_total_o(g_st_total[p*17 +: 17]),
       .st_eth_o(g_st_eth[p*128 +: 128])
@@ -1042,7 +1071,7 @@ module kite_card #(
   assign fw_rd_rsp_last_o  = rd_rsp_last;
   assign fw_rd_rsp_err_o   = rd_rsp_err;
   logic unused_rdfn;
-  assign unused_rdfn = ^{x_rqerr_write, d_nsge};
+  assign unused_rdfn = ^{x_rqerr_write, d_nsge, d_flush};
 
   always_comb begin
     f_cpl_valid = rd_rsp_valid && rd_rsp_id[7:6] == 2'b00;
@@ -1118,20 +1147,18 @@ module kite_card #(
   end
 
   // The queue manager's SQ CQEs (a bad WQE, a failed WQE read, flushes) wait
-  // until every WQE already handed to a gather has retired: those of the
-  // same SQ are earlier in its ring and complete first (the model completes
-  // WQEs one after the other). The wait is for all of them, as the SQ's port
-  // is not known here; the counts are taken when the CQE is first offered.
+  // until every WQE already handed to the SQ's port (its descriptor queue
+  // and gather) has retired: those of the same SQ are earlier in its ring
+  // and complete first (the model completes WQEs one after the other). The
+  // count is taken when the CQE is first offered; another port's WQEs, and
+  // its MAC, are not waited for.
   logic        qc_arm_q, qc_clear, qc_go;
   logic [15:0] qc_snap_q [NPORT];
-  logic [15:0] qc_left   [NPORT];   // of those, not retired yet (negative: all)
+  logic [15:0] qc_left;   // of those, not retired yet (negative: all)
   always_comb begin
-    qc_clear = 1'b1;
-    for (int p = 0; p < NPORT; p++) begin
-      qc_left[p] = (qc_arm_q ? qc_snap_q[p] : g_h_seq[p]) - g_r_seq[p];
-      if (qc_left[p] != '0 && !qc_left[p][15]) qc_clear = 1'b0;
-    end
-    qc_go = qc_valid && (qc_rq || qc_clear);
+    qc_left  = (qc_arm_q ? qc_snap_q[qc_port] : g_h_seq[qc_port]) - g_r_seq[qc_port];
+    qc_clear = qc_left == '0 || qc_left[15];
+    qc_go    = qc_valid && (qc_rq || qc_clear);
   end
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin

@@ -11,9 +11,10 @@
 // WQE opcode, as the model's TxPipeline::complete) and the SQ counters see it
 // (st_*); rejected (a TSO header tx_lso refuses, known only once the
 // segmenter has parsed it), ERROR LOC_LEN_ERR with syndrome TXE_LSO whether
-// signaled or not and lso_rej_o (tx_bad_desc), as the model's bad(). h_seq_o
-// / r_seq_o count WQEs handed in and retired, so the card can hold the queue
-// manager's own CQEs of an SQ behind those still here.
+// signaled or not and lso_rej_o (tx_bad_desc), as the model's bad(). r_seq_o
+// counts WQEs retired (the port's kite_card_txq counts those handed on), so
+// the card can hold the queue manager's own CQEs of an SQ behind those
+// still here.
 //
 // Responses are address-aligned (lane = address mod 64, keep marks the
 // bytes); each beat is shifted down to lane 0 and appended to a two-beat
@@ -46,7 +47,9 @@
 // SQ reset (sq_rst_i: a context write that disables an SQ or sets it to
 // RST): the WQEs of that SQ already here, in the retire queue or being
 // gathered, still send their frames but retire without a CQE, SQ counter
-// event or ERR report. The card's drain ends a reset once their buffer reads
+// event or ERR report. A WQE the port's descriptor queue marked stale
+// (d_stale_i, reset while it waited there) is not read: it retires as
+// flushed, without a CQE. The card's drain ends a reset once their buffer reads
 // are answered, but a frame may wait far longer for a paused MAC; after
 // DESTROY_SQ or MODIFY_SQ to RST has completed, the host owns the SQ's ring
 // and CQ slots again (a new SQ may reuse the number and its ring indices).
@@ -68,6 +71,7 @@ module kite_card_txg #(
   input  logic [15:0]           d_wqe_index_i,
   input  logic [15:0]           d_ci_i,
   input  logic                  d_flush_i,
+  input  logic                  d_stale_i,     // its SQ was reset since the fetch (with d_flush_i)
   input  logic                  d_signaled_i,
   input  logic [127:0]          d_eth_i,
   input  logic [16:0]           d_total_i,
@@ -113,7 +117,6 @@ module kite_card_txg #(
 
   output logic                  dma_err_o,
   output logic                  lso_rej_o,
-  output logic [15:0]           h_seq_o,
   output logic [15:0]           r_seq_o,
   // A WQE's entries are being read (a read out, or more entries to come):
   // its SQ, for the card's drain after an SQ context write.
@@ -252,9 +255,9 @@ module kite_card_txg #(
       g_stale_q <= 1'b0;
       for (int i = 0; i < RET; i++) ret_sqn_q[i] <= '0;
     end else begin
-      // The queue manager hands on no WQE of an SQ in the cycle of its
-      // context write, so a new WQE starts fresh.
-      if (state_q == S_REQ && first_q && d_go) g_stale_q <= 1'b0;
+      // A new WQE: stale from the queue, or by a reset in this cycle.
+      if (state_q == S_REQ && first_q && d_go)
+        g_stale_q <= d_stale_i || (sq_rst_i && sq_rst_sqn_i == d_sqn_i);
       else if (p_stale) g_stale_q <= 1'b1;
       for (int i = 0; i < RET; i++)
         if (sq_rst_i && ret_sqn_q[i] == sq_rst_sqn_i) stale_q[i] <= 1'b1;
@@ -323,8 +326,6 @@ module kite_card_txg #(
   assign st_eth_o     = h_eth;
   assign r_seq_o      = 16'(rr_q);
 
-  logic [15:0] h_seq_q;
-  assign h_seq_o = h_seq_q;
   assign rd_act_o = state_q == S_RSP || (state_q == S_REQ && !first_q);
   assign rd_sqn_o = sqn_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -336,9 +337,7 @@ module kite_card_txg #(
       v_mem_q <= '0;
       gerr_q  <= 1'b0;
       gsqn_q  <= '0;
-      h_seq_q <= '0;
     end else begin
-      if (d_valid_i && d_ready_o && d_last_i) h_seq_q <= h_seq_q + 16'd1;
       if (push_frame || push_end) rw_q <= rw_q + 1'b1;
       // At most RET frames wait in the queue, so verdicts never overflow.
       if (v_valid_i) begin

@@ -17,8 +17,11 @@
 // the SQ may be picked; dropped: drop_o for the doorbell counter.
 //
 // Scheduler: a rotating-priority pick over SQs that are valid, RDY, may have
-// work and have fewer than SQ_DEPTH WQEs in flight: one pick per cycle, and
-// no SQ is picked twice while another stays eligible. A pick reads WQE
+// work and have fewer than SQ_DEPTH WQEs in flight, and whose port holds
+// fewer than PORT_TAGS fetch tags: one pick per cycle, and no SQ is picked
+// twice while another stays eligible. The fetch hands a WQE on only when its
+// port's descriptor queue has room, so a port whose MAC takes nothing keeps
+// its WQEs in their tags; the cap leaves the other ports tags to read with. A pick reads WQE
 // ci + (WQEs in flight); one that finds no WQE there (work already taken) is
 // dropped and the SQ leaves the candidates until a doorbell or a finished
 // WQE. The fetch finishes the WQEs of one SQ in ring order (done_*), so
@@ -48,7 +51,9 @@ module kite_qm #(
   parameter int unsigned FN_W  = 5,
   parameter int unsigned NPORT = 2,
   parameter int unsigned NTAG  = 64,    // fetch tags (credit for picks)
-  parameter int unsigned SQ_DEPTH = 16   // WQEs of one SQ in flight, 1..NTAG
+  parameter int unsigned SQ_DEPTH = 16,  // WQEs of one SQ in flight, 1..NTAG
+  // Fetch tags one port may hold (all of them with one port).
+  parameter int unsigned PORT_TAGS = NPORT > 1 ? NTAG - NTAG / 4 : NTAG
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,
@@ -92,6 +97,7 @@ module kite_qm #(
 
   // Pick to the descriptor fetch (always taken: credit from fetch_free_i).
   input  logic [$clog2(NTAG+1)-1:0] fetch_free_i,
+  input  logic [NPORT*$clog2(NTAG+1)-1:0] fetch_port_used_i,   // tags held per port
   output logic                      pick_valid_o,
   output logic [$clog2(NQ)-1:0]     pick_sqn_o,
   output logic [FN_W-1:0]           pick_fn_o,
@@ -118,6 +124,7 @@ module kite_qm #(
   output logic [$clog2(NQ)-1:0]     fl_qn_o,
   output logic [15:0]               fl_cqn_o,
   output logic [15:0]               fl_idx_o,
+  output logic [$clog2(NPORT)-1:0]  fl_port_o,       // an SQ's port
 
   // Gather error: SQ to ERR and flush (see above).
   input  logic                      gerr_valid_i,
@@ -126,6 +133,7 @@ module kite_qm #(
   // SQ err_sqn_i is in ERR.
   input  logic [$clog2(NQ)-1:0]     err_sqn_i,
   output logic                      err_o,
+  output logic [NQ-1:0]             sq_err_o,        // every SQ's ERR flag
   // An SQ went to ERR by an error: pulse when its flush has ended.
   output logic                      ev_valid_o,
   output logic [$clog2(NQ)-1:0]     ev_qn_o,
@@ -157,6 +165,7 @@ module kite_qm #(
   logic [NQ-1:0] sq_en_q, rq_en_q, sq_busy_q, sq_act_q;
   logic [NQ-1:0] sq_rdy_q, sq_err_q, rq_rdy_q, rq_err_q;
   logic [NQ-1:0] sq_fp_q;    // flush when the last WQE in the fetch finishes
+  logic [PW-1:0] sq_port_q [NQ];
   // WQEs picked and not finished (P1 and the fetch), and whether none is
   // left after this cycle's finish and dropped pick (no pick can come then).
   logic [NW-1:0] sq_nf_q [NQ];
@@ -170,6 +179,7 @@ module kite_qm #(
   logic [15:0]   fl_cqn_q, fl_idx_q, fl_end_q;
   logic          fl_idle, fl_ev_q;
   logic [FN_W-1:0] fl_fn_q;
+  logic [PW-1:0]   fl_port_q;
   assign fl_idle = fl_q == FL_IDLE;
 
   // ---------------------------------------------------------------- handshakes
@@ -199,6 +209,7 @@ module kite_qm #(
   assign done_ready_o = fl_q != FL_END && (!done_fl || (fl_idle && !gerr_go));
   assign done_go = done_valid_i && done_ready_o;
   assign err_o   = sq_err_q[err_sqn_i];
+  assign sq_err_o = sq_err_q;
   assign rqci_ready_o = !cfg_valid_i && fl_q != FL_END;
   assign rqci_go = rqci_valid_i && rqci_ready_o;
 
@@ -351,11 +362,17 @@ module kite_qm #(
   endfunction
 
   logic [NQ-1:0] hi_mask, cand;
+  // Ports under their tag cap, counting the pick in P1 (it takes a tag next).
+  logic [NPORT-1:0] port_ok;
+  always_comb
+    for (int p = 0; p < NPORT; p++)
+      port_ok[p] = fetch_port_used_i[p*CW +: CW] + CW'(p1_valid_q && pick_port_o == PW'(p)) < CW'(PORT_TAGS);
   logic [NG-1:0] grp_any;
   logic [GN-1:0] gsel;
   logic [GB-1:0] bsel;
   for (genvar g = 0; g < NQ; g++) begin : g_elig
-    assign elig[g]    = sq_act_q[g] && sq_en_q[g] && sq_rdy_q[g] && sq_nf_q[g] != NW'(SQ_DEPTH);
+    assign elig[g]    = sq_act_q[g] && sq_en_q[g] && sq_rdy_q[g] && sq_nf_q[g] != NW'(SQ_DEPTH) &&
+                        port_ok[sq_port_q[g]];
     if (g == 0) begin : g_lo
       assign hi_mask[g] = 1'b0;
     end else begin : g_hi
@@ -430,6 +447,7 @@ module kite_qm #(
   // doorbell accepted in a null pick's cycle keeps the SQ a candidate.
   for (genvar g = 0; g < NQ; g++) begin : g_flags
     logic sq_en, rq_en, sq_act, sq_rdy, sq_err, rq_rdy, rq_err, sq_fp;
+    logic [PW-1:0] sq_port;
     logic [NW-1:0] nf, nf_nx;
     logic cfg_sq, cfg_rq, done_q, null_q, sel_q, acc_q, gerr_q;
     assign gerr_q = gerr_set && gerr_sqn_i == QN_W'(g);
@@ -443,6 +461,7 @@ module kite_qm #(
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         {sq_en, rq_en, sq_act, sq_rdy, sq_err, rq_rdy, rq_err, sq_fp} <= '0;
+        sq_port <= '0;
         nf <= '0;
       end else begin
         nf <= nf_nx + NW'(sel_q);
@@ -465,6 +484,7 @@ module kite_qm #(
         end
         if (cfg_sq) begin
           sq_fp  <= 1'b0;
+          sq_port <= cfg_port_i;
           sq_en  <= cfg_en_i;
           sq_rdy <= cfg_state_i == ST_RDY;
           sq_err <= cfg_state_i == ST_ERR;
@@ -487,6 +507,7 @@ module kite_qm #(
     assign sq_rdy_q[g]  = sq_rdy;
     assign sq_err_q[g]  = sq_err;
     assign sq_fp_q[g]   = sq_fp;
+    assign sq_port_q[g] = sq_port;
     assign rq_rdy_q[g]  = rq_rdy;
     assign rq_err_q[g]  = rq_err;
   end
@@ -538,6 +559,7 @@ module kite_qm #(
         FL_RD: fl_q <= FL_LAT;
         FL_LAT: begin
           fl_fn_q  <= pick_fn_o;
+          fl_port_q <= pick_port_o;
           if (!fl_rq_q) fl_cqn_q <= pick_cqn_o;
           fl_idx_q <= fl_rq_q ? rq_ci_rd : p1_ci;
           fl_end_q <= fl_rq_q ? rq_pi_rd : p1_pi;
@@ -560,5 +582,6 @@ module kite_qm #(
   assign fl_qn_o    = fl_qn_q;
   assign fl_cqn_o   = fl_cqn_q;
   assign fl_idx_o   = fl_idx_q;
+  assign fl_port_o  = fl_port_q;
 
 endmodule

@@ -44,6 +44,12 @@
 // running; DMA errors count tx_dma_error (operation.rst, Ethernet transmit).
 // The queue manager learns of each finished WQE (done_*) in the cycle its
 // descriptor's last transfer or its completion is taken.
+// Ports: each port's gather sits behind its own descriptor queue
+// (d_free_i: its free entries). The checker takes a WQE only when its port's
+// queue has room for a whole one (MAX_GATHER entries) beyond what the
+// output register may still add, so a transfer is never held by a port
+// whose MAC takes nothing, and WQEs of other ports pass. port_used_o counts
+// the tags each port holds, for the queue manager's cap.
 // Rate: a WQE with one or two gather entries is checked in one cycle from its
 // first beat and waits in an output register while the next is checked, so
 // single-entry WQEs leave one per cycle (one gather entry per transfer).
@@ -57,6 +63,8 @@ module kite_qm_fetch #(
   input  logic                      rst_ni,
 
   output logic [$clog2(NTAG+1)-1:0] free_o,
+  output logic [NPORT*$clog2(NTAG+1)-1:0] port_used_o,
+  input  logic [NPORT*8-1:0]        d_free_i,       // free entries of each port's descriptor queue
   input  logic                      pick_valid_i,
   input  logic [$clog2(NQ)-1:0]     pick_sqn_i,
   input  logic [FN_W-1:0]           pick_fn_i,
@@ -99,6 +107,7 @@ module kite_qm_fetch #(
   output logic                      c_valid_o,
   input  logic                      c_ready_i,
   output logic [$clog2(NQ)-1:0]     c_sqn_o,
+  output logic [$clog2(NPORT)-1:0]  c_port_o,
   output logic [15:0]               c_cqn_o,
   output logic [15:0]               c_wqe_index_o,
   output logic [7:0]                c_opcode_o,
@@ -228,11 +237,12 @@ module kite_qm_fetch #(
   // may be taken in the same cycle.
   logic            rel;
   logic [NTAG-1:0] rel_mask, chk_ok, same_sq;
+  logic [NPORT-1:0] d_room;   // see below
   always_comb begin
     rel_mask = '0;
     if (rel) rel_mask[k_tag_q] = 1'b1;
     for (int i = 0; i < NTAG; i++) begin
-      chk_ok[i]  = is_done[i] && (t_old[i] & ~rel_mask) == '0;
+      chk_ok[i]  = is_done[i] && (t_old[i] & ~rel_mask) == '0 && d_room[t_port[i]];
       same_sq[i] = !is_free[i] && !t_past[i] && !rel_mask[i] && t_sqn[i] == pick_sqn_i;
     end
   end
@@ -330,6 +340,16 @@ module kite_qm_fetch #(
   logic [PW-1:0]   o_port_q;
   logic [15:0]     o_cqn_q, o_ci_q;
 
+  // A port's queue has room for a whole WQE: its free entries (one may be
+  // taken this cycle) less two for the output register and two for a WQE in
+  // K_HDR that may move there now (neither the checker's next WQE waits for).
+  always_comb begin
+    for (int p = 0; p < NPORT; p++)
+      d_room[p] = 9'(d_free_i[8*p +: 8]) >
+                  9'(kite_pkg::MAX_GATHER) + 9'(o_valid_q && o_port_q == PW'(p) ? 2 : 0) +
+                  9'(k_q == K_HDR && t_port[k_tag_q] == PW'(p) ? 2 : 0);
+  end
+
   // Outputs. K_OUT passes over a zero-length entry in one cycle without a
   // transfer; the entry after the last one with a length is never reached.
   logic [1:0] out_lane;
@@ -365,6 +385,7 @@ module kite_qm_fetch #(
   assign k_cpl         = k_q == K_CPL || (k_q == K_DONE && k_flush);
   assign c_valid_o     = !o_valid_q && k_cpl && done_ready_i;
   assign c_sqn_o       = t_sqn[k_tag_q];
+  assign c_port_o      = t_port[k_tag_q];
   assign c_cqn_o       = t_cqn[k_tag_q];
   assign c_wqe_index_o = k_dma_ci_q || k_flush ? t_ci[k_tag_q] : k_wqe_index_q;
   assign c_opcode_o    = k_flush ? 8'(kite_pkg::CQE_OPCODE_ERROR) : k_opcode_q;
@@ -593,6 +614,19 @@ module kite_qm_fetch #(
       t_lstr[alloc[TW-1:0]] <= pick_log_stride_i;
     end
   end
+
+  // Tags held per port: taken at a pick, given back at fin / o_fin.
+  logic [CW-1:0] pu_q [NPORT];
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int p = 0; p < NPORT; p++) pu_q[p] <= '0;
+    end else begin
+      for (int p = 0; p < NPORT; p++)
+        pu_q[p] <= pu_q[p] + CW'(pick_valid_i && pick_port_i == PW'(p)) -
+                   CW'(fin && t_port[k_tag_q] == PW'(p)) - CW'(o_fin && o_port_q == PW'(p));
+    end
+  end
+  always_comb for (int p = 0; p < NPORT; p++) port_used_o[p*CW +: CW] = pu_q[p];
 
   // ---------------------------------------------------------------- counters
   logic [NPORT*64-1:0] bad_q, dma_q;

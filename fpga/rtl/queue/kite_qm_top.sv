@@ -77,7 +77,9 @@ module kite_qm_top #(
   input  logic                      rd_cpl_last_i,
   input  logic                      rd_cpl_err_i,
 
-  // Checked descriptors.
+  // Checked descriptors, to each port's descriptor queue (d_free_i: its
+  // free entries; a WQE is handed on only when all of it fits).
+  input  logic [NPORT*8-1:0]        d_free_i,
   output logic                      d_valid_o,
   input  logic                      d_ready_i,
   output logic [$clog2(NQ)-1:0]     d_sqn_o,
@@ -94,12 +96,14 @@ module kite_qm_top #(
   output logic                      d_last_o,
   output logic [15:0]               d_ci_o,         // the WQE's ring index
   output logic                      d_flush_o,      // its SQ is in ERR now
+  output logic [NQ-1:0]             sq_err_o,       // every SQ's ERR flag
 
   // Completions (errors, signaled NOPs, flushes) to the CQ writer.
   output logic                      cq_valid_o,
   input  logic                      cq_ready_i,
   output logic                      cq_rq_o,
   output logic [$clog2(NQ)-1:0]     cq_qn_o,
+  output logic [$clog2(NPORT)-1:0]  cq_port_o,      // an SQ's port
   output logic [15:0]               cq_cqn_o,
   output logic [15:0]               cq_wqe_index_o,
   output logic [7:0]                cq_opcode_o,
@@ -160,6 +164,7 @@ module kite_qm_top #(
   );
 
   logic [CW-1:0]   free;
+  logic [NPORT*CW-1:0] port_used;
   logic            pick_valid;
   logic [QN_W-1:0] pick_sqn;
   logic [FN_W-1:0] pick_fn;
@@ -173,6 +178,7 @@ module kite_qm_top #(
   logic            fl_valid, fl_ready, fl_rq;
   logic [QN_W-1:0] fl_qn;
   logic [15:0]     fl_cqn, fl_idx;
+  logic [PW-1:0]   fl_port;
 
   kite_qm #(.NQ(NQ), .FN_W(FN_W), .NPORT(NPORT), .NTAG(NTAG), .SQ_DEPTH(SQ_DEPTH)) u_qm (
     .clk_i, .rst_ni,
@@ -190,6 +196,7 @@ module kite_qm_top #(
     .drop_fn_o    (qm_drop_fn),
     .rqci_valid_i, .rqci_ready_o, .rqci_qn_i, .rqci_ci_i,
     .fetch_free_i (free),
+    .fetch_port_used_i (port_used),
     .pick_valid_o (pick_valid),
     .pick_sqn_o   (pick_sqn),
     .pick_fn_o    (pick_fn),
@@ -210,14 +217,17 @@ module kite_qm_top #(
     .fl_qn_o      (fl_qn),
     .fl_cqn_o     (fl_cqn),
     .fl_idx_o     (fl_idx),
+    .fl_port_o    (fl_port),
     .gerr_valid_i, .gerr_ready_o, .gerr_sqn_i,
     .err_sqn_i    (d_sqn_o),
     .err_o        (d_flush_o),
+    .sq_err_o,
     .ev_valid_o, .ev_qn_o, .ev_fn_o
   );
 
   logic            c_valid, c_ready;
   logic [QN_W-1:0] c_sqn;
+  logic [PW-1:0]   c_port;
   logic [15:0]     c_cqn, c_idx;
   logic [7:0]      c_opcode, c_status;
   logic [31:0]     c_syn;
@@ -225,6 +235,8 @@ module kite_qm_top #(
   kite_qm_fetch #(.NQ(NQ), .FN_W(FN_W), .NPORT(NPORT), .NTAG(NTAG)) u_fetch (
     .clk_i, .rst_ni,
     .free_o       (free),
+    .port_used_o  (port_used),
+    .d_free_i,
     .pick_valid_i (pick_valid),
     .pick_sqn_i   (pick_sqn),
     .pick_fn_i    (pick_fn),
@@ -240,6 +252,7 @@ module kite_qm_top #(
     .c_valid_o    (c_valid),
     .c_ready_i    (c_ready),
     .c_sqn_o      (c_sqn),
+    .c_port_o     (c_port),
     .c_cqn_o      (c_cqn),
     .c_wqe_index_o (c_idx),
     .c_opcode_o   (c_opcode),
@@ -261,6 +274,7 @@ module kite_qm_top #(
   assign cq_valid_o     = c_valid || fl_valid;
   assign cq_rq_o        = !c_valid && fl_rq;
   assign cq_qn_o        = c_valid ? c_sqn : fl_qn;
+  assign cq_port_o      = c_valid ? c_port : fl_port;
   assign cq_cqn_o       = c_valid ? c_cqn : fl_cqn;
   assign cq_wqe_index_o = c_valid ? c_idx : fl_idx;
   assign cq_opcode_o    = c_valid ? c_opcode : 8'(kite_pkg::CQE_OPCODE_ERROR);

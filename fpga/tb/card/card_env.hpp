@@ -70,6 +70,8 @@ struct Env {
     unsigned slow_cycles = 0;
     std::deque<std::pair<uint64_t, std::vector<std::vector<uint8_t>>>> slow_q;   // (due, completions)
     std::set<unsigned> rq_fns;   // requester functions of the RQ TLPs
+    uint64_t watch_lo = 0, watch_hi = 0;   // reads of [watch_lo, watch_hi) are counted
+    unsigned watch_reads = 0;
     bool tbl_read_q = false;     // kite_card alone: a BAR4 read to answer (0, no table)
 
     explicit Env(tb::Checker &c) : chk(c) {
@@ -98,6 +100,7 @@ struct Env {
             uint64_t first = addr + tz4(fbe);
             uint32_t len = dw == 1 ? 4 - tz4(fbe) - lz4(fbe) : 4 * dw - tz4(fbe) - lz4(lbe);
             bool ok = first + len <= MEM;  // else Unsupported Request, no data
+            watch_reads += first < watch_hi && first + len > watch_lo;
             auto tlps = tb::pcie::read_completions(first, len, tag, ok, rcb,
                                                    [&](uint64_t a) { return host.mem[a]; });
             if (first < slow_hi && first + len > slow_lo) slow_q.push_back({clk.cycle + slow_cycles, std::move(tlps)});

@@ -1668,6 +1668,28 @@ int main(int argc, char **argv) {
         chk.expect(b.fw_rd_last && !b.fw_rd_err && b.fw_rd_bytes == rd && held == 0,
                    "with port 0's MAC held and its gather waiting, a firmware DMA read answered in %u cycles "
                    "(%zu bytes)", t, b.fw_rd_bytes.size());
+        // Nor does it hold port 1's TX: VF 2's SQ 3 (port 1, section 18)
+        // sends a frame meanwhile. Port 0's WQEs wait in their port's
+        // descriptor queue and fetch tags, not in the fetch's output.
+        unsigned t1 = 0;
+        {
+            constexpr uint64_t SQB3 = 0x36000, TXV = 0x3c000;
+            std::vector<uint8_t> fv = tb::rbytes(rng, 300);
+            fv[0] &= 0xfe;
+            fv[12] = 0x88; fv[13] = 0xb5;
+            b.both(TXV, fv.data(), fv.size());
+            ctx::wq_ctx &v = b.ref.hw.sq[3];
+            b.tx_wqe(v.pi, 0, {{TXV, 300}}, SQB3);
+            const size_t before1 = b.tx_frames[1].size();
+            v.pi = uint16_t(v.pi + 1);
+            b.mmio(2, uint32_t(spec::db::SQ), true, (3u << 16) | v.pi, 0xf, 2);
+            b.ref.tx.process_wqe(3);
+            for (; t1 < 3000 && b.tx_frames[1].size() == before1; t1++) b.step();
+            if (chk.expect(b.tx_frames[1].size() == before1 + 1 && b.tx_frames[0].size() == before,
+                           "with port 0's MAC held, port 1's frame sent in %u cycles (%zu on port 1, %zu on port 0)",
+                           t1, b.tx_frames[1].size() - before1, b.tx_frames[0].size() - before))
+                chk.expect(b.tx_frames[1][before1] == b.ref.frames[1].back(), "port 1's frame as the model's");
+        }
         b.m.tx_tready_i = 3;
         unsigned same = b.sent_as_model(0, before, N, 40000);
         chk.expect(b.tx_frames[0].size() == before + N && same == N,
@@ -1687,7 +1709,7 @@ int main(int argc, char **argv) {
                    "15 more two-entry frames sent (%zu, %u as the model's)", b.tx_frames[0].size() - before2, same);
         b.mem_same("a held MAC and the DMA reads");
         std::printf("[card] port 0's MAC held with %u x %u-byte frames posted: a firmware DMA read answered in "
-                    "%u cycles\n", N, LEN, t);
+                    "%u cycles, port 1's frame sent in %u\n", N, LEN, t, t1);
     }
     // 22. A TSO WQE of MAX_TSO_SIZE (65,536 bytes) in one gather entry,
     //     IPv4/TCP with mss 8,000: the model's nine segments and CQE. (A DMA
@@ -1712,6 +1734,75 @@ int main(int argc, char **argv) {
                    b.tx_frames[0].size() - before, same, nseg);
         b.mem_same("a 65,536-byte gather entry");
         std::printf("[card] TSO WQE of 65,536 bytes in one entry: %u segments as the model's\n", same);
+    }
+    // 23. SQ 1 destroyed while port 0's MAC is held with WQEs still in the
+    //     port's descriptor queue (kite_card_txq): 15 TSO WQEs of 32,768
+    //     bytes, more than the gather's ring and the segmenter hold, so the
+    //     last ones wait unread. Once DESTROY_SQ has returned no buffer of
+    //     the SQ is read again: the queued WQEs are dropped unread and write
+    //     no CQE; the ones read before it are sent as the model's once the
+    //     MAC runs.
+    {
+        constexpr uint64_t TXT = 0xf0000;
+        constexpr unsigned N = 15, LEN = 32768, MSS = 8000;
+        const std::vector<uint8_t> ft = b.tcp4_frame(LEN);
+        b.both(TXT, ft.data(), ft.size());
+        const uint16_t pi0 = sq.pi;
+        for (unsigned k = 0; k < N; k++) {
+            const uint16_t i = uint16_t(pi0 + k);
+            b.tx_wqe(i, spec::wqe_eth::FLAGS_LSO | spec::wqe_eth::FLAGS_L3_CSUM | spec::wqe_eth::FLAGS_L4_CSUM,
+                     {{TXT, LEN}});
+            b.tx_lso(i, MSS, 54);
+        }
+        const ctx::cq_ctx cq1 = b.ref.hw.cq[1];
+        const std::vector<uint8_t> ring0(b.host.mem.begin() + long(cq1.base),
+                                         b.host.mem.begin() + long(cq1.base + (32u << CQ_LOG)));
+        auto rtl_cqes = [&] {
+            unsigned n = 0;
+            for (unsigned i = 0; i < (1u << CQ_LOG); i++)
+                n += !std::equal(ring0.begin() + 32 * i, ring0.begin() + 32 * (i + 1),
+                                 b.host.mem.begin() + long(cq1.base) + 32 * i);
+            return n;
+        };
+        const size_t before = b.tx_frames[0].size(), mbefore = b.ref.frames[0].size();
+        b.m.tx_tready_i = 2;
+        sq.pi = uint16_t(pi0 + N);
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
+        b.run(12000);
+        const unsigned c0 = rtl_cqes();
+        b.watch_lo = TXT;
+        b.watch_hi = TXT + LEN;
+        b.watch_reads = 0;
+        const size_t mframes = b.ref.frames[0].size();
+        std::vector<size_t> seg_end;   // the model's frames after each WQE
+        for (unsigned k = 0; k < N; k++) {
+            if (k < c0) b.ref.tx.process_wqe(1);
+            else b.model_uncompleted(1, [&] { b.ref.tx.process_wqe(1); });
+            seg_end.push_back(b.ref.frames[0].size() - mframes);
+        }
+        sq = ctx::wq_ctx{};
+        const unsigned drained = b.fw_wq(false, 1, sq);
+        const unsigned reads0 = b.watch_reads;
+        b.run(2000);
+        b.m.tx_tready_i = 3;
+        b.run(15000);   // what was read leaves in about 3,000 cycles
+        const size_t sent = b.tx_frames[0].size() - before;
+        const auto wqes = unsigned(std::find(seg_end.begin(), seg_end.end(), sent) - seg_end.begin()) + 1;
+        unsigned same = 0;
+        for (size_t k = 0; k < sent && mbefore + k < b.ref.frames[0].size(); k++)
+            same += b.tx_frames[0][before + k] == b.ref.frames[0][mbefore + k];
+        chk.expect(c0 > 0 && c0 < N && drained < 100, "with the MAC held, %u of %u WQEs completed; destroy in %u "
+                   "cycles", c0, N, drained);
+        chk.expect(b.watch_reads == reads0, "no read of the SQ's buffer after DESTROY_SQ (%u)",
+                   b.watch_reads - reads0);
+        chk.expect(wqes <= N && wqes + 4 <= N && same == sent,
+                   "%zu frames sent, %u WQEs' segments as the model's (%u same), %u dropped unread", sent,
+                   wqes, same, N - wqes);
+        chk.expect(rtl_cqes() == c0, "no CQE after the destroy (%u, %u before)", rtl_cqes(), c0);
+        b.ref.frames[0].resize(mbefore + sent);
+        b.mem_same("SQ destroyed with WQEs in its port's descriptor queue");
+        std::printf("[card] SQ destroy with %u TSO WQEs at a held MAC: done in %u cycles; %u sent (%zu segments), "
+                    "%u dropped unread from the port's queue\n", N, drained, wqes, sent, N - wqes);
     }
     std::printf("[card] TX frame %zu bytes on port 0, RX frame %zu bytes delivered, %llu cycles\n",
                 b.tx_frames[0].empty() ? size_t(0) : b.tx_frames[0][0].size(), rf.size(),

@@ -164,6 +164,14 @@ struct Bench {
     // DMA responder.
     std::vector<DmaReq> dma;
     double p_dma_err = 0.02, p_d_ready = 0.8, p_cq_ready = 0.8, p_cpl_beat = 0.7, p_rd_ready = 0.9;
+    // Each port's descriptor queue (kite_card_txq, 64 entries) as the card
+    // has it: the fetch sees its free entries, and a gather empties it at
+    // p_d_ready entries a cycle, not at all while its port is held (a MAC
+    // that takes nothing). The fetch must never offer an entry to a full one.
+    static constexpr unsigned QDEPTH = 64, PORT_TAGS = 48;
+    unsigned occ[2] = {0, 0};
+    bool hold[2] = {false, false};
+    long max_port_infl[2] = {0, 0}, n_held_full = 0, n_other_held = 0;
     unsigned lat_min = 1, lat_max = 40;
     // Statistics.
     long n_good = 0, n_bad = 0, n_nop = 0, n_dmaerr = 0, n_flush = 0, n_acc = 0, n_db = 0, n_cfg = 0;
@@ -437,6 +445,12 @@ struct Bench {
         chk.expect(m.pick_ci_o == infl[q].back(), "SQ %u: pick reads WQE %u, expected %u", q, unsigned(m.pick_ci_o),
                    unsigned(infl[q].back()));
         max_infl = std::max(max_infl, long(infl[q].size()));
+        // The scheduler's cap: tags (WQEs picked, not finished) per port.
+        long pin = 0;
+        for (unsigned s : sqs)
+            if (hw.sq[s].port == c.port) pin += long(infl[s].size());
+        chk.expect(pin <= long(PORT_TAGS), "port %u holds %ld fetch tags", unsigned(c.port), pin);
+        max_port_infl[c.port] = std::max(max_port_infl[c.port], pin);
         picks++;
         note_work(q);
     }
@@ -473,7 +487,10 @@ struct Bench {
     // in the RTL's order, then the clock ticks.
     void cycle() {
         // Random ready and DMA completion beats.
-        m.d_ready_i = tb::chance(rng, p_d_ready);
+        for (unsigned p = 0; p < 2; p++)
+            if (occ[p] && !hold[p] && tb::chance(rng, p_d_ready)) occ[p]--;
+        m.d_free_i = (QDEPTH - occ[0]) | (QDEPTH - occ[1]) << 8;
+        m.d_ready_i = 1;
         m.cq_ready_i = tb::chance(rng, p_cq_ready);
         m.rd_ready_i = tb::chance(rng, p_rd_ready);
         m.rd_cpl_valid_i = 0;
@@ -528,6 +545,16 @@ struct Bench {
             exp_acc.pop_front();
         }
         if (m.ce_valid_o) ce_seen();
+        if (m.d_valid_o) {
+            const unsigned p = m.d_port_o;
+            chk.expect(occ[p] < QDEPTH, "port %u: a descriptor offered to its full queue", p);
+            occ[p]++;
+            // Held port 0 without room for a whole WQE: port 1 still moves.
+            if (hold[0] && occ[0] + 30 + 4 >= QDEPTH) {
+                n_held_full++;
+                n_other_held += p == 1;
+            }
+        }
         if (m.d_valid_o && m.d_ready_i) d_beat();
         if (m.cq_valid_o && m.cq_ready_i) cq_seen();
         if (beat && (++beat->beat == beat->nbeats || (beat->err && beat->beat > beat->err_beat))) {
@@ -869,6 +896,7 @@ struct Bench {
     // Runs until every doorbell, WQE and completion is through.
     void drain(long limit = 200000) {
         long n = 0;
+        hold[0] = hold[1] = false;
         p_d_ready = std::max(p_d_ready, 0.5);
         p_cq_ready = std::max(p_cq_ready, 0.5);
         while (n++ < limit) {
@@ -920,9 +948,10 @@ int main(int argc, char **argv) {
                     b.m.rqci_ci_i = uint16_t(c.ci + 1);
                 }
             }
-            if (i % 5000 == 4999) {  // phases: back-pressure, then none
+            if (i % 5000 == 4999) {  // phases: back-pressure, then none; port 0 held in some
                 b.p_d_ready = tb::chance(rng, 0.5) ? 1.0 : 0.3;
                 b.p_cq_ready = tb::chance(rng, 0.5) ? 1.0 : 0.3;
+                b.hold[0] = i + 1 < n - 5000 && tb::chance(rng, 0.3);
             }
             b.cycle();
         }
@@ -947,6 +976,12 @@ int main(int argc, char **argv) {
         std::printf("\n[queue] scheduling: %ld picks, longest wait of an SQ with work %ld picks (%zu SQs)\n", b.picks,
                     b.max_wait, b.sqs.size());
         chk.expect(b.max_wait <= long(b.sqs.size()) + 1, "an SQ waited %ld picks with %zu SQs", b.max_wait, b.sqs.size());
+        std::printf("[queue] ports: port 0 held with its queue full for %ld descriptor transfers, %ld of them port "
+                    "1's; most fetch tags held by port 0 %ld, port 1 %ld (cap %u)\n", b.n_held_full, b.n_other_held,
+                    b.max_port_infl[0], b.max_port_infl[1], Bench::PORT_TAGS);
+        chk.expect(b.n_other_held > 0,
+                   "port 0 held and full: %ld of %ld descriptor transfers were port 1's", b.n_other_held,
+                   b.n_held_full);
         for (uint32_t s = 1; s <= 7; s++) chk.expect(b.syn_seen[s] > 0, "coverage: no error with syndrome %u", s);
         chk.expect(b.n_second_err > 0 && b.n_flush > 0 && b.n_nop > 0 && b.n_ce_drop > 0 && b.n_good > n / 100 &&
                    b.n_zero_sge > 10 && b.n_zero_two > 0 && b.n_ahead > 0 && b.max_infl >= 2, "coverage");
