@@ -512,7 +512,7 @@ module kite_card #(
   logic [16:0]         d_total;
   logic [63:0]         d_sge_addr;
   logic [31:0]         d_sge_len;
-  logic                qc_valid, qc_ready, qc_rq;
+  logic                qc_valid, qc_ready, qc_rq, qc_fetch, qc_fl_ready;
   logic [PW-1:0]       qc_port;
   logic [NQ-1:0]       sq_err;
   logic [NPORT*8-1:0]  q_free;      // free entries of each port's descriptor queue
@@ -560,7 +560,7 @@ module kite_card #(
     .gerr_valid_i(gq_valid), .gerr_ready_o(gq_ready), .gerr_sqn_i(gq_sqn),
     .ev_valid_o(qe_valid), .ev_qn_o(qe_qn), .ev_fn_o(qe_fn),
     .cq_valid_o(qc_valid), .cq_ready_i(qc_ready), .cq_rq_o(qc_rq), .cq_qn_o(qc_qn), .cq_port_o(qc_port),
-    .cq_cqn_o(qc_cqn),
+    .cq_fetch_o(qc_fetch), .cq_cqn_o(qc_cqn),
     .cq_wqe_index_o(qc_wqe_index), .cq_opcode_o(qc_opcode), .cq_status_o(qc_status),
     .cq_syndrome_o(qc_syndrome),
     .ci_valid_o(ci_valid), .ci_sqn_o(ci_sqn), .ci_o(ci_idx), .pick_valid_o(pick_valid), .pick_sqn_o(pick_sqn), .pick_ci_o(pick_ci),
@@ -664,8 +664,13 @@ module kite_card #(
 
     // The port's descriptor queue (kite_card_txq): the fetch hands a WQE on
     // only when all of it fits, so it never waits for this port's gather.
-    localparam int unsigned QDW = FN_W + 16 + 16 + 16 + 1 + 128 + 17 + 64 + 32 + 1;
-    logic            q_valid, q_ready, q_signaled, q_last, q_stale;
+    // A WQE's own completion from the fetch (malformed, a signaled NOP,
+    // flushed) rides in it as one entry (q_cpl; opcode, status and syndrome
+    // in the eth field), so it keeps its place behind the SQ's earlier WQEs
+    // and waits for no other port.
+    localparam int unsigned QDW = 1 + FN_W + 16 + 16 + 16 + 1 + 128 + 17 + 64 + 32 + 1;
+    logic            q_valid, q_ready, q_signaled, q_last, q_stale, q_cpl, s_cpl;
+    logic [127:0]    s_cpl_eth;
     logic [QW-1:0]   q_sqn;
     logic [FN_W-1:0] q_fn;
     logic [15:0]     q_cqn, q_wqe_index, q_ci;
@@ -673,13 +678,19 @@ module kite_card #(
     logic [16:0]     q_total;
     logic [63:0]     q_sge_addr;
     logic [31:0]     q_sge_len;
+    assign s_cpl     = qc_valid && qc_fetch && qc_port == PW'(p);   // never with d_valid
+    assign s_cpl_eth = {80'd0, qc_syndrome, qc_status, qc_opcode};
     kite_card_txq #(.NQ(NQ), .DW(QDW)) u_txq (
       .clk_i, .rst_ni,
-      .s_valid_i(d_valid && d_port == PW'(p)), .s_ready_o(q_s_ready[p]), .s_sqn_i(d_sqn),
-      .s_data_i({d_fn, d_cqn, d_wqe_index, d_ci, d_signaled, d_eth, d_total, d_sge_addr, d_sge_len, d_last}),
-      .s_last_i(d_last), .free_o(q_free[p*8 +: 8]),
+      .s_valid_i((d_valid && d_port == PW'(p)) || s_cpl), .s_ready_o(q_s_ready[p]),
+      .s_sqn_i(s_cpl ? qc_qn : d_sqn),
+      .s_data_i(s_cpl ? {1'b1, FN_W'(0), qc_cqn, qc_wqe_index, 16'd0, 1'b1, s_cpl_eth, 17'd0, 64'd0, 32'd0, 1'b1} :
+                        {1'b0, d_fn, d_cqn, d_wqe_index, d_ci, d_signaled, d_eth, d_total, d_sge_addr, d_sge_len,
+                         d_last}),
+      .s_last_i(s_cpl || d_last), .free_o(q_free[p*8 +: 8]),
       .m_valid_o(q_valid), .m_ready_i(q_ready), .m_sqn_o(q_sqn),
-      .m_data_o({q_fn, q_cqn, q_wqe_index, q_ci, q_signaled, q_eth, q_total, q_sge_addr, q_sge_len, q_last}),
+      .m_data_o({q_cpl, q_fn, q_cqn, q_wqe_index, q_ci, q_signaled, q_eth, q_total, q_sge_addr, q_sge_len,
+                 q_last}),
       .m_stale_o(q_stale), .sq_rst_i(sq_rst), .sq_rst_sqn_i(fw_wq_qn_i), .h_seq_o(g_h_seq[p])
     );
 
@@ -691,7 +702,7 @@ module kite_card #(
       .d_sge_len_i(q_sge_len), .d_last_i(q_last), .d_ci_i(q_ci),
       // Flushed if its SQ is in ERR when the gather takes it, as the model
       // would have completed it.
-      .d_flush_i(sq_err[q_sqn] || q_stale), .d_stale_i(q_stale),
+      .d_flush_i(sq_err[q_sqn] || q_stale), .d_stale_i(q_stale), .d_cpl_i(q_cpl),
       .rd_valid_o(g_rd_valid[p]), .rd_ready_i(g_rd_ready[p]), .rd_fn_o(g_rd_fn[p*FN_W +: FN_W]),
       .rd_addr_o(g_rd_addr[p*64 +: 64]), .rd_len_o(g_rd_len[p*16 +: 16]),
       .rd_rsp_valid_i(g_rsp_valid[p]), .rd_rsp_ready_o(g_rsp_ready[p]), .rd_rsp_data_i(rd_rsp_data),
@@ -1146,20 +1157,21 @@ module kite_card #(
     qc_cqe[223:192] = qc_syndrome;
   end
 
-  // The queue manager's SQ CQEs (a bad WQE, a failed WQE read, flushes) wait
-  // until every WQE already handed to the SQ's port (its descriptor queue
-  // and gather) has retired: those of the same SQ are earlier in its ring
-  // and complete first (the model completes WQEs one after the other). The
-  // count is taken when the CQE is first offered; another port's WQEs, and
-  // its MAC, are not waited for.
+  // The queue manager's flush CQEs of an SQ wait until every WQE already
+  // handed to the SQ's port (its descriptor queue and gather) has retired:
+  // those of the same SQ are earlier in its ring and complete first (the
+  // model completes WQEs one after the other). The count is taken when the
+  // CQE is first offered; another port's WQEs, and its MAC, are not waited
+  // for. The fetch's own CQEs go through the port's queue (above).
   logic        qc_arm_q, qc_clear, qc_go;
   logic [15:0] qc_snap_q [NPORT];
   logic [15:0] qc_left;   // of those, not retired yet (negative: all)
   always_comb begin
     qc_left  = (qc_arm_q ? qc_snap_q[qc_port] : g_h_seq[qc_port]) - g_r_seq[qc_port];
     qc_clear = qc_left == '0 || qc_left[15];
-    qc_go    = qc_valid && (qc_rq || qc_clear);
+    qc_go    = qc_valid && !qc_fetch && (qc_rq || qc_clear);
   end
+  assign qc_ready = qc_fetch ? q_s_ready[qc_port] : qc_fl_ready;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       qc_arm_q <= 1'b0;
@@ -1183,7 +1195,7 @@ module kite_card #(
     fw_cq_ready_o = 1'b0;
     ce_take = 1'b0;
     qe_take = 1'b0;
-    qc_ready = 1'b0;
+    qc_fl_ready = 1'b0;
     x_cqe_ready = 1'b0;
     g_cqe_ready = '0;
     if (fw_cq_valid_i) begin
@@ -1201,7 +1213,7 @@ module kite_card #(
       ce_take = c_ready;
     end else if (qc_go) begin
       c_qn = qc_cqn; c_data = qc_cqe;
-      qc_ready = c_ready;
+      qc_fl_ready = c_ready;
     end else if (x_cqe_valid) begin
       c_qn = x_cqe_cqn; c_data = x_cqe_data;
       x_cqe_ready = c_ready;
@@ -1560,9 +1572,10 @@ module kite_card #(
     end
   end
 
-  // Error CQEs of SQs as they enter kite_cq: the queue manager's (a bad WQE,
-  // or its read failed: TXE_DMA) and the gathers' (TXE_DMA, or TXE_LSO: a
-  // TSO header the segmenter refused); not flushes.
+  // Error CQEs of SQs as they enter kite_cq, all through a gather: the
+  // queue manager's fetch (a bad WQE, or its read failed: TXE_DMA) and the
+  // gathers' own (TXE_DMA, or TXE_LSO: a TSO header the segmenter refused);
+  // not flushes (the queue manager writes those itself).
   localparam logic [31:0] TXE_DMA = 32'd7;
   logic          sqe_err, sqe_drop, sqe_err_q, sqe_drop_q;
   logic [QW-1:0] sqe_sqn, sqe_sqn_q;
@@ -1571,12 +1584,8 @@ module kite_card #(
   always_comb begin
     sqe_err  = 1'b0;
     sqe_drop = 1'b0;
-    sqe_sqn  = qc_qn;
-    if (qc_valid && qc_ready) begin
-      sqe_err  = !qc_rq && qc_opcode == 8'(kite_pkg::CQE_OPCODE_ERROR) &&
-                 qc_status != 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR);
-      sqe_drop = qc_syndrome != TXE_DMA;
-    end else if (g_cqe_valid[g_cqe_sel] && g_cqe_ready[g_cqe_sel]) begin
+    sqe_sqn  = '0;
+    if (g_cqe_valid[g_cqe_sel] && g_cqe_ready[g_cqe_sel]) begin
       sqe_err  = g_sel_cqe[151:144] == 8'(kite_pkg::CQE_OPCODE_ERROR) &&
                  g_sel_cqe[159:152] != 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR);
       sqe_drop = g_sel_cqe[223:192] != TXE_DMA;

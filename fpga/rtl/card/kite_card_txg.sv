@@ -40,6 +40,12 @@
 // before the SQ changed state) is not read or sent: ERROR WR_FLUSH_ERR with
 // wqe_index = its ring index, as the queue manager's flush.
 //
+// A completion entry (d_cpl_i: the queue manager's fetch finished the WQE
+// itself: malformed, a signaled NOP, flushed) is not read either: it joins
+// the retire queue with the CQE's opcode, status and syndrome (in d_eth_i's
+// low 48 bits) and completes in its turn, so it stays behind its SQ's
+// earlier WQEs here.
+//
 // SQ counters: st_* reports each frame sent (its WQE read without error and
 // taken by the segmenter) with its SQ, total length and Ethernet segment, as
 // it retires; a frame retires only while st_room_i.
@@ -72,6 +78,7 @@ module kite_card_txg #(
   input  logic [15:0]           d_ci_i,
   input  logic                  d_flush_i,
   input  logic                  d_stale_i,     // its SQ was reset since the fetch (with d_flush_i)
+  input  logic                  d_cpl_i,       // a completion, not a descriptor (one entry)
   input  logic                  d_signaled_i,
   input  logic [127:0]          d_eth_i,
   input  logic [16:0]           d_total_i,
@@ -137,7 +144,7 @@ module kite_card_txg #(
   typedef enum logic [2:0] {S_REQ, S_RSP, S_FLUSH, S_END, S_PUSH, S_GERR} state_e;
   state_e state_q;
 
-  logic                  first_q, last_entry_q, err_q, fl_q, sig_q;
+  logic                  first_q, last_entry_q, err_q, fl_q, sig_q, cp_q;
   logic [$clog2(NQ)-1:0] sqn_q;
   logic [15:0]           cqn_q, idx_q, ci_q;
   logic [127:0]          eth_q;
@@ -185,8 +192,9 @@ module kite_card_txg #(
   assign rd_rsp_ready_o = state_q == S_RSP && o_free;
   assign rsp_go     = rd_rsp_valid_i && rd_rsp_ready_o;
   assign final_beat = rd_rsp_last_i && last_entry_q;
-  // A flushed WQE, or the entries after a failed one, are not read.
-  assign skip       = first_q ? d_flush_i : (fl_q || err_q);
+  // A flushed WQE, a completion, or the entries after a failed one, are
+  // not read.
+  assign skip       = first_q ? d_flush_i || d_cpl_i : (fl_q || err_q);
   assign rsp_err_end = rd_rsp_err_i || err_q;
 
   // A new WQE waits while the last one's committing beat (which stores its
@@ -223,8 +231,8 @@ module kite_card_txg #(
 
   // ---------------------------------------------------------------- retire queue
   // Entry kinds: a committed frame (waits for its verdict), a failed read
-  // (then the SQ goes to ERR), a flushed WQE.
-  localparam logic [1:0] K_FRAME = 2'd0, K_ERR = 2'd1, K_FLUSH = 2'd2;
+  // (then the SQ goes to ERR), a flushed WQE, a completion from the fetch.
+  localparam logic [1:0] K_FRAME = 2'd0, K_ERR = 2'd1, K_FLUSH = 2'd2, K_CPL = 2'd3;
   localparam int unsigned REW = 2 + 1 + $clog2(NQ) + 16 + 16 + 17 + 128;
   logic [REW-1:0] ret_mem [RET];
   logic [RW:0]    rw_q, rr_q, vw_q, vr_q;
@@ -236,11 +244,11 @@ module kite_card_txg #(
   assign ret_empty  = rw_q == rr_q;
   assign push_frame = sf_we && o_cm_q;
   assign push_end   = state_q == S_PUSH && !ret_full;
-  assign p_kind     = fl_q ? K_FLUSH : (err_q ? K_ERR : K_FRAME);
+  assign p_kind     = cp_q ? K_CPL : (fl_q ? K_FLUSH : (err_q ? K_ERR : K_FRAME));
   always_ff @(posedge clk_i)
     if (push_frame || push_end)
-      ret_mem[rw_q[RW-1:0]] <= {push_frame ? K_FRAME : p_kind, sig_q, sqn_q, cqn_q, fl_q ? ci_q : idx_q,
-                                total_q, eth_q};
+      ret_mem[rw_q[RW-1:0]] <= {push_frame ? K_FRAME : p_kind, sig_q, sqn_q, cqn_q,
+                                fl_q && !cp_q ? ci_q : idx_q, total_q, eth_q};
 
   // Stale entries (see SQ reset above): each entry's SQ in flip-flops, so a
   // reset marks all of that SQ's at once (entries outside the queue too;
@@ -291,6 +299,12 @@ module kite_card_txg #(
     if (h_kind == K_FLUSH) begin
       cqe[151:144] = 8'(kite_pkg::CQE_OPCODE_ERROR);
       cqe[159:152] = 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR);
+    end else if (h_kind == K_CPL) begin
+      cqe[151:144] = h_eth[7:0];
+      cqe[159:152] = h_eth[15:8];
+      cqe[223:192] = h_eth[47:16];
+      // Flushes carry no opcode (the model's QueueEngine::flush).
+      if (h_eth[15:8] != 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR)) cqe[175:168] = 8'(kite_pkg::WQE_OPCODE_ETH_TX);
     end else begin
       cqe[175:168] = 8'(kite_pkg::WQE_OPCODE_ETH_TX);
       if (h_kind == K_ERR) begin
@@ -368,6 +382,7 @@ module kite_card_txg #(
       last_entry_q <= 1'b0;
       err_q        <= 1'b0;
       fl_q         <= 1'b0;
+      cp_q         <= 1'b0;
       sig_q        <= 1'b0;
       sqn_q        <= '0;
       cqn_q        <= '0;
@@ -409,7 +424,8 @@ module kite_card_txg #(
             total_q     <= d_total_i;
             first_len_q <= d_sge_len_i;
             err_q       <= 1'b0;
-            fl_q        <= d_flush_i;
+            fl_q        <= d_flush_i || d_cpl_i;
+            cp_q        <= d_cpl_i;
           end
           first_q <= d_last_i && d_ready_o;
           if (!skip) state_q <= S_RSP;

@@ -104,6 +104,7 @@ module kite_qm_top #(
   output logic                      cq_rq_o,
   output logic [$clog2(NQ)-1:0]     cq_qn_o,
   output logic [$clog2(NPORT)-1:0]  cq_port_o,      // an SQ's port
+  output logic                      cq_fetch_o,     // the fetch's (a WQE's own), not a flush's
   output logic [15:0]               cq_cqn_o,
   output logic [15:0]               cq_wqe_index_o,
   output logic [7:0]                cq_opcode_o,
@@ -275,6 +276,7 @@ module kite_qm_top #(
   assign cq_rq_o        = !c_valid && fl_rq;
   assign cq_qn_o        = c_valid ? c_sqn : fl_qn;
   assign cq_port_o      = c_valid ? c_port : fl_port;
+  assign cq_fetch_o     = c_valid;
   assign cq_cqn_o       = c_valid ? c_cqn : fl_cqn;
   assign cq_wqe_index_o = c_valid ? c_idx : fl_idx;
   assign cq_opcode_o    = c_valid ? c_opcode : 8'(kite_pkg::CQE_OPCODE_ERROR);

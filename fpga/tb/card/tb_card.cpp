@@ -1689,6 +1689,25 @@ int main(int argc, char **argv) {
                            "with port 0's MAC held, port 1's frame sent in %u cycles (%zu on port 1, %zu on port 0)",
                            t1, b.tx_frames[1].size() - before1, b.tx_frames[0].size() - before))
                 chk.expect(b.tx_frames[1][before1] == b.ref.frames[1].back(), "port 1's frame as the model's");
+            // A malformed WQE on SQ 1 (an unknown opcode: the fetch's own
+            // error CQE, which must follow the 15 WQEs' CQEs) does not hold
+            // port 1 either: its CQE waits in port 0's descriptor queue.
+            b.tx_wqe(sq.pi, 0, {{TXV, 300}});
+            const uint8_t bad_op = 0x7f;
+            b.both(SQB + 64 * (sq.pi & 15u), &bad_op, 1);
+            sq.pi = uint16_t(sq.pi + 1);
+            b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
+            b.ref.tx.process_wqe(1);
+            b.run(200);
+            b.tx_wqe(v.pi, 0, {{TXV, 300}}, SQB3);
+            v.pi = uint16_t(v.pi + 1);
+            b.mmio(2, uint32_t(spec::db::SQ), true, (3u << 16) | v.pi, 0xf, 2);
+            b.ref.tx.process_wqe(3);
+            unsigned t2 = 0;
+            for (; t2 < 3000 && b.tx_frames[1].size() == before1 + 1; t2++) b.step();
+            chk.expect(b.tx_frames[1].size() == before1 + 2 && b.tx_frames[0].size() == before,
+                       "with a malformed WQE behind port 0's held frames, port 1's next frame sent in %u cycles", t2);
+            t1 = std::max(t1, t2);
         }
         b.m.tx_tready_i = 3;
         unsigned same = b.sent_as_model(0, before, N, 40000);
