@@ -13,7 +13,7 @@
 // segmenter has parsed it), ERROR LOC_LEN_ERR with syndrome TXE_LSO whether
 // signaled or not and lso_rej_o (tx_bad_desc), as the model's bad(). r_seq_o
 // counts WQEs retired (the port's kite_card_txq counts those handed on), so
-// the card can hold the queue manager's own CQEs of an SQ behind those
+// the card can hold the queue manager's flush CQEs of an SQ behind those
 // still here.
 //
 // Responses are address-aligned (lane = address mod 64, keep marks the

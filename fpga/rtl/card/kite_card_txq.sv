@@ -6,7 +6,8 @@
 // port's descriptors (rtl.rst, "Card top").
 //
 // An entry is the descriptor's fields (the gather's d_* inputs) and its
-// SQ; the queue is DEPTH entries of LUT RAM and an output register, which a
+// SQ, or a completion the fetch made itself (the card packs both); the
+// queue is DEPTH entries of LUT RAM and an output register, which a
 // push into an empty queue reaches directly. h_seq_o counts the WQEs that
 // have entered (their last entry), so the card can hold the queue manager's
 // CQEs of an SQ behind those still here or in the gather.
