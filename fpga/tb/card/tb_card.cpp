@@ -96,6 +96,22 @@ struct Host {
     std::vector<uint8_t> mem = std::vector<uint8_t>(MEM);
 };
 
+// The CQ ring at @base (2^CQ_LOG slots) as it is now; written() counts the
+// slots the card has written since.
+struct CqWatch {
+    const std::vector<uint8_t> &mem;
+    uint64_t base;
+    std::vector<uint8_t> ring;
+    CqWatch(const std::vector<uint8_t> &m, uint64_t b)
+        : mem(m), base(b), ring(m.begin() + long(b), m.begin() + long(b + (32u << CQ_LOG))) {}
+    unsigned written() const {
+        unsigned n = 0;
+        for (unsigned i = 0; i < (1u << CQ_LOG); i++)
+            n += !std::equal(ring.begin() + 32 * i, ring.begin() + 32 * (i + 1), mem.begin() + long(base) + 32 * i);
+        return n;
+    }
+};
+
 struct Model {
     Hw hw;
     QueueEngine q{hw};
@@ -1577,14 +1593,8 @@ int main(int argc, char **argv) {
             const std::vector<uint8_t> fb = tb::rbytes(rng, STEP * (N - 1) + LEN);
             b.both(TXP, fb.data(), fb.size());
             for (unsigned k = 0; k < N; k++) b.tx_wqe(uint16_t(k), 0, {{TXP + STEP * k, LEN}});
-            const std::vector<uint8_t> ring0(b.host.mem.begin() + CQ1, b.host.mem.begin() + CQ1 + (32u << CQ_LOG));
-            auto rtl_cqes = [&] {
-                unsigned n = 0;
-                for (unsigned i = 0; i < (1u << CQ_LOG); i++)
-                    n += !std::equal(ring0.begin() + 32 * i, ring0.begin() + 32 * (i + 1),
-                                     b.host.mem.begin() + CQ1 + 32 * i);
-                return n;
-            };
+            const CqWatch cw(b.host.mem, CQ1);
+            auto rtl_cqes = [&] { return cw.written(); };
             const uint64_t pk0 = b.fw_sq_stat(1, 0);
             const size_t before = b.tx_frames[0].size();
             b.m.tx_tready_i = 2;   // port 0's MAC takes nothing
@@ -1773,16 +1783,8 @@ int main(int argc, char **argv) {
                      {{TXT, LEN}});
             b.tx_lso(i, MSS, 54);
         }
-        const ctx::cq_ctx cq1 = b.ref.hw.cq[1];
-        const std::vector<uint8_t> ring0(b.host.mem.begin() + long(cq1.base),
-                                         b.host.mem.begin() + long(cq1.base + (32u << CQ_LOG)));
-        auto rtl_cqes = [&] {
-            unsigned n = 0;
-            for (unsigned i = 0; i < (1u << CQ_LOG); i++)
-                n += !std::equal(ring0.begin() + 32 * i, ring0.begin() + 32 * (i + 1),
-                                 b.host.mem.begin() + long(cq1.base) + 32 * i);
-            return n;
-        };
+        const CqWatch cw(b.host.mem, b.ref.hw.cq[1].base);
+        auto rtl_cqes = [&] { return cw.written(); };
         const size_t before = b.tx_frames[0].size(), mbefore = b.ref.frames[0].size();
         b.m.tx_tready_i = 2;
         sq.pi = uint16_t(pi0 + N);
