@@ -631,9 +631,11 @@ module kite_card #(
   // completes after the reads of the SQ's buffers. A later WQE of the SQ
   // (a live restart) does not extend it. Its WQEs still in a port's
   // descriptor queue are not read at all (kite_card_txq marks them stale).
+  logic             sq_take;   // the queue manager takes an SQ context write
   logic             sq_snap_q;
   logic [QW-1:0]    sq_qn_q;
   logic [NPORT-1:0] sq_dr_q, sq_dr_snap;
+  assign sq_take = fw_wq_take && !fw_wq_rq_i;
   always_comb
     for (int p = 0; p < NPORT; p++) sq_dr_snap[p] = g_rd_act[p] && g_rd_sqn[p*QW +: QW] == sq_qn_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -642,8 +644,8 @@ module kite_card #(
       sq_qn_q   <= '0;
       sq_dr_q   <= '0;
     end else begin
-      sq_snap_q <= fw_wq_take && !fw_wq_rq_i;
-      if (fw_wq_take && !fw_wq_rq_i) sq_qn_q <= fw_wq_qn_i;
+      sq_snap_q <= sq_take;
+      if (sq_take) sq_qn_q <= fw_wq_qn_i;
       sq_dr_q <= (sq_snap_q ? sq_dr_snap : sq_dr_q) & g_rd_act;
     end
   end
@@ -652,8 +654,7 @@ module kite_card #(
   // An SQ write that disables it or sets RST (DESTROY_SQ, MODIFY_SQ to RST):
   // its WQEs still in a gather complete no more (kite_card_txg).
   logic sq_rst;
-  assign sq_rst = fw_wq_take && !fw_wq_rq_i &&
-                  (!fw_wq_en_i || fw_wq_state_i == 2'(kite_pkg::WQ_STATE_RST));
+  assign sq_rst = sq_take && (!fw_wq_en_i || fw_wq_state_i == 2'(kite_pkg::WQ_STATE_RST));
 
   for (genvar p = 0; p < NPORT; p++) begin : g_tx
     logic         l_valid, l_ready, l_last, t_valid, t_ready, t_last, t_no_fcs, v_valid, v_ok;
