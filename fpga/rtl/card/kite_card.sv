@@ -512,6 +512,7 @@ module kite_card #(
   logic [16:0]         d_total;
   logic [63:0]         d_sge_addr;
   logic [31:0]         d_sge_len;
+  logic [NPORT*16-1:0] port_h_seq, port_r_seq;   // per port queue: WQEs handed on, retired
   logic                qc_valid, qc_ready, qc_rq, qc_fetch, qc_fl_ready;
   logic [PW-1:0]       qc_port;
   logic [NQ-1:0]       sq_err;
@@ -558,6 +559,7 @@ module kite_card #(
     .d_nsge_o(d_nsge), .d_total_o(d_total), .d_sge_addr_o(d_sge_addr), .d_sge_len_o(d_sge_len),
     .d_last_o(d_last), .d_ci_o(d_ci), .d_flush_o(d_flush), .sq_err_o(sq_err),
     .gerr_valid_i(gq_valid), .gerr_ready_o(gq_ready), .gerr_sqn_i(gq_sqn),
+    .port_h_seq_i(port_h_seq), .port_r_seq_i(port_r_seq),
     .ev_valid_o(qe_valid), .ev_qn_o(qe_qn), .ev_fn_o(qe_fn),
     .cq_valid_o(qc_valid), .cq_ready_i(qc_ready), .cq_rq_o(qc_rq), .cq_qn_o(qc_qn), .cq_port_o(qc_port),
     .cq_fetch_o(qc_fetch), .cq_cqn_o(qc_cqn),
@@ -594,6 +596,10 @@ module kite_card #(
   logic [NPORT*128-1:0]     g_st_eth;
   logic [31:0]              g_dma_cnt_q [NPORT];
   assign d_ready = q_s_ready[d_port];
+  for (genvar p = 0; p < NPORT; p++) begin : g_seq
+    assign port_h_seq[16*p +: 16] = g_h_seq[p];
+    assign port_r_seq[16*p +: 16] = g_r_seq[p];
+  end
 
   // Gather errors to the queue manager, lowest port first.
   always_comb begin
@@ -1158,32 +1164,12 @@ module kite_card #(
     qc_cqe[223:192] = qc_syndrome;
   end
 
-  // The queue manager's flush CQEs of an SQ wait until every WQE already
-  // handed to the SQ's port (its descriptor queue and gather) has retired:
-  // those of the same SQ are earlier in its ring and complete first (the
-  // model completes WQEs one after the other). The count is taken when the
-  // CQE is first offered; another port's WQEs, and its MAC, are not waited
-  // for. The fetch's own CQEs go through the port's queue (above).
-  logic        qc_arm_q, qc_clear, qc_go;
-  logic [15:0] qc_snap_q [NPORT];
-  logic [15:0] qc_left;   // of those, not retired yet (negative: all)
-  always_comb begin
-    qc_left  = (qc_arm_q ? qc_snap_q[qc_port] : g_h_seq[qc_port]) - g_r_seq[qc_port];
-    qc_clear = qc_left == '0 || qc_left[15];
-    qc_go    = qc_valid && !qc_fetch && (qc_rq || qc_clear);
-  end
+  // The queue manager's flush CQEs come after the WQEs their SQ's port
+  // had taken (kite_qm parks a flush until then, from port_h_seq /
+  // port_r_seq); the fetch's own CQEs go through the port's queue (above).
+  logic qc_go;
+  assign qc_go    = qc_valid && !qc_fetch;
   assign qc_ready = qc_fetch ? q_s_ready[qc_port] : qc_fl_ready;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      qc_arm_q <= 1'b0;
-      for (int p = 0; p < NPORT; p++) qc_snap_q[p] <= '0;
-    end else if (qc_valid && qc_ready) begin
-      qc_arm_q <= 1'b0;
-    end else if (qc_valid && !qc_arm_q) begin
-      qc_arm_q <= 1'b1;
-      for (int p = 0; p < NPORT; p++) qc_snap_q[p] <= g_h_seq[p];
-    end
-  end
 
   always_comb begin
     c_valid = 1'b1;

@@ -12,9 +12,9 @@
 // (st_*); rejected (a TSO header tx_lso refuses, known only once the
 // segmenter has parsed it), ERROR LOC_LEN_ERR with syndrome TXE_LSO whether
 // signaled or not and lso_rej_o (tx_bad_desc), as the model's bad(). r_seq_o
-// counts WQEs retired (the port's kite_card_txq counts those handed on), so
-// the card can hold the queue manager's flush CQEs of an SQ behind those
-// still here.
+// counts WQEs retired, modulo 2^16 as the port's kite_card_txq counts those
+// handed on, so the queue manager can park an SQ's flush behind those still
+// here.
 //
 // Responses are address-aligned (lane = address mod 64, keep marks the
 // bytes); each beat is shifted down to lane 0 and appended to a two-beat
@@ -238,6 +238,7 @@ module kite_card_txg #(
   logic [RW:0]    rw_q, rr_q, vw_q, vr_q;
   logic [RET-1:0] v_mem_q;
   logic           push_frame, push_end, r_pop, gerr_q;
+  logic [15:0]    r_seq_q;   // the retire queue's pointer wraps at 2 * RET
   logic [$clog2(NQ)-1:0] gsqn_q;
   logic [1:0]     p_kind;
   assign ret_full   = (rw_q - rr_q) == (RW+1)'(RET);
@@ -338,7 +339,7 @@ module kite_card_txg #(
   assign st_sqn_o     = h_sqn;
   assign st_total_o   = h_total;
   assign st_eth_o     = h_eth;
-  assign r_seq_o      = 16'(rr_q);
+  assign r_seq_o      = r_seq_q;
 
   assign rd_act_o = state_q == S_RSP || (state_q == S_REQ && !first_q);
   assign rd_sqn_o = sqn_q;
@@ -346,6 +347,7 @@ module kite_card_txg #(
     if (!rst_ni) begin
       rw_q    <= '0;
       rr_q    <= '0;
+      r_seq_q <= '0;
       vw_q    <= '0;
       vr_q    <= '0;
       v_mem_q <= '0;
@@ -360,6 +362,7 @@ module kite_card_txg #(
       end
       if (r_pop) begin
         rr_q <= rr_q + 1'b1;
+        r_seq_q <= r_seq_q + 16'd1;
         if (h_kind == K_FRAME) vr_q <= vr_q + 1'b1;
         if (h_kind == K_ERR && !h_stale) begin
           gerr_q <= 1'b1;

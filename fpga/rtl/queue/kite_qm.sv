@@ -32,9 +32,19 @@
 // restarts pi = ci = 0; ERR from another state flushes (model's
 // wq_ctx_written). It waits until the doorbell pipeline is empty, the queue
 // has no WQE in flight and no flush runs; doorbells are held meanwhile.
+// A write to an SQ whose flush is parked (below) waits for the flush unless
+// it resets or disables the SQ, which drops the parked flush: WQEs of a
+// queue moved to RST are removed with no completion (IB's Reset state).
 //
 // Flush: after a fetch error (done_err_i) or a firmware ERR, every posted
 // WQE ci..pi-1 completes with ERROR / WR_FLUSH_ERR on fl_*, then ci := pi.
+// An SQ's flush CQEs follow the WQEs already handed to its port
+// (port_h_seq_i counts them, port_r_seq_i those retired): the SQ's own are
+// among them and complete first. A flush that would wait for them parks in
+// its port's FIFO with the count to wait for and the engine moves on; a
+// parked flush runs once its port has retired that many, so a port whose MAC
+// takes nothing holds only its own SQs' flushes. The FIFOs hold every SQ
+// (NQ entries each; a dropped flush's entry is skipped when it comes up).
 // A fetch error with younger WQEs of the SQ still in the fetch moves the SQ
 // to ERR at once; those complete as flushed (err_o tells the fetch and the
 // gather) and the flush of the rest starts when the last of them finishes.
@@ -130,6 +140,9 @@ module kite_qm #(
   input  logic                      gerr_valid_i,
   output logic                      gerr_ready_o,
   input  logic [$clog2(NQ)-1:0]     gerr_sqn_i,
+  // WQEs handed to each port's descriptor queue, and retired by its gather.
+  input  logic [NPORT*16-1:0]       port_h_seq_i,
+  input  logic [NPORT*16-1:0]       port_r_seq_i,
   // SQ err_sqn_i is in ERR.
   input  logic [$clog2(NQ)-1:0]     err_sqn_i,
   output logic                      err_o,
@@ -180,7 +193,36 @@ module kite_qm #(
   logic          fl_idle, fl_ev_q;
   logic [FN_W-1:0] fl_fn_q;
   logic [PW-1:0]   fl_port_q;
+  logic          fl_pop_q;     // a parked flush: its port has retired enough
+  logic          fl_wait_q;    // run here, waiting for the port (its FIFO full)
+  logic [15:0]   fl_snap_q;
   assign fl_idle = fl_q == FL_IDLE;
+
+  // ---------------------------------------------------------------- parked flushes
+  // Per port, a FIFO of {SQ, event, port_h_seq to wait for}; an SQ's live
+  // entry is named by sq_pk (flag) and pk_id_mem ({port, write pointer}).
+  localparam int unsigned EW = QN_W + 1 + 16;
+  logic [NQ-1:0]   sq_pk_q;
+  logic [PW+QN_W-1:0] pk_id_mem [NQ];
+  logic [QN_W:0]   pq_wr_q [NPORT];
+  logic [QN_W:0]   pq_rd_q [NPORT];
+  logic [EW-1:0]   pq_head [NPORT];
+  logic [NPORT-1:0] pq_full, pq_live, pq_go, pq_pop;
+  logic [PW-1:0]   pq_sel;
+  logic            pop_go, park;
+  logic [QN_W-1:0] pq_sel_qn;
+  logic [15:0]     h_seq [NPORT];
+  logic [15:0]     r_seq [NPORT];
+
+  // Whether a port has retired every WQE counted in snap (a count behind
+  // the port's by 2^15 or less, as the tags and queues bound it).
+  function automatic logic seq_reached(input logic [15:0] snap, input logic [15:0] r);
+    logic [15:0] left;
+    begin
+      left = snap - r;
+      seq_reached = left == '0 || left[15];
+    end
+  endfunction
 
   // ---------------------------------------------------------------- handshakes
   logic c_valid_q;   // doorbell in the check stage
@@ -193,7 +235,8 @@ module kite_qm #(
   assign cfg_old_st = cfg_rq_i ? {rq_err_q[cfg_qn_i], rq_rdy_q[cfg_qn_i]} :
                                  {sq_err_q[cfg_qn_i], sq_rdy_q[cfg_qn_i]};
   assign cfg_ready_o = !wq_valid_i && !c_valid_q && fl_idle && !done_valid_i && !gerr_valid_i &&
-                       (cfg_rq_i || !sq_busy_q[cfg_qn_i]);
+                       (cfg_rq_i || (!sq_busy_q[cfg_qn_i] &&
+                                     !(sq_pk_q[cfg_qn_i] && cfg_en_i && cfg_state_i != ST_RST)));
   // Any WQE in flight: busy; this done is the SQ's last one in flight.
   logic done_last;
   logic null_done;
@@ -446,7 +489,7 @@ module kite_qm #(
   // a 512-bit vector costs a shifter per write). Clears come before sets: a
   // doorbell accepted in a null pick's cycle keeps the SQ a candidate.
   for (genvar g = 0; g < NQ; g++) begin : g_flags
-    logic sq_en, rq_en, sq_act, sq_rdy, sq_err, rq_rdy, rq_err, sq_fp;
+    logic sq_en, rq_en, sq_act, sq_rdy, sq_err, rq_rdy, rq_err, sq_fp, sq_pk;
     logic [PW-1:0] sq_port;
     logic [NW-1:0] nf, nf_nx;
     logic cfg_sq, cfg_rq, done_q, null_q, sel_q, acc_q, gerr_q;
@@ -460,7 +503,7 @@ module kite_qm #(
     assign nf_nx  = nf - NW'(done_q) - NW'(null_q);
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        {sq_en, rq_en, sq_act, sq_rdy, sq_err, rq_rdy, rq_err, sq_fp} <= '0;
+        {sq_en, rq_en, sq_act, sq_rdy, sq_err, rq_rdy, rq_err, sq_fp, sq_pk} <= '0;
         sq_port <= '0;
         nf <= '0;
       end else begin
@@ -482,7 +525,12 @@ module kite_qm #(
           sq_act <= 1'b0;
           sq_fp  <= nf_nx != '0;
         end
+        // Parked flush: set in FL_LAT; gone when it starts or the SQ is
+        // written (only a reset or disable is taken while parked).
+        if (park && fl_qn_q == QN_W'(g)) sq_pk <= 1'b1;
+        if (pop_go && pq_sel_qn == QN_W'(g)) sq_pk <= 1'b0;
         if (cfg_sq) begin
+          sq_pk  <= 1'b0;
           sq_fp  <= 1'b0;
           sq_port <= cfg_port_i;
           sq_en  <= cfg_en_i;
@@ -507,6 +555,7 @@ module kite_qm #(
     assign sq_rdy_q[g]  = sq_rdy;
     assign sq_err_q[g]  = sq_err;
     assign sq_fp_q[g]   = sq_fp;
+    assign sq_pk_q[g]   = sq_pk;
     assign sq_port_q[g] = sq_port;
     assign rq_rdy_q[g]  = rq_rdy;
     assign rq_err_q[g]  = rq_err;
@@ -528,11 +577,54 @@ module kite_qm #(
     end
   end
 
+  // ---------------------------------------------------------------- park
+  // In FL_LAT an SQ's flush parks when its port has WQEs not retired yet
+  // and the port's FIFO has room; a released one never parks again.
+  for (genvar p = 0; p < NPORT; p++) begin : g_pq
+    logic [EW-1:0] mem [NQ];
+    logic [QN_W-1:0] qn;
+    assign h_seq[p]   = port_h_seq_i[16*p +: 16];
+    assign r_seq[p]   = port_r_seq_i[16*p +: 16];
+    assign pq_full[p] = pq_wr_q[p] == {~pq_rd_q[p][QN_W], pq_rd_q[p][QN_W-1:0]};
+    assign pq_head[p] = mem[pq_rd_q[p][QN_W-1:0]];
+    assign qn         = pq_head[p][EW-1 -: QN_W];
+    // The head is its SQ's live park (else dropped by a reset: skipped).
+    assign pq_live[p] = sq_pk_q[qn] && pk_id_mem[qn] == {PW'(p), pq_rd_q[p][QN_W-1:0]};
+    assign pq_go[p]   = pq_wr_q[p] != pq_rd_q[p] && pq_live[p] && seq_reached(pq_head[p][15:0], r_seq[p]);
+    assign pq_pop[p]  = pq_wr_q[p] != pq_rd_q[p] && (!pq_live[p] || (pop_go && pq_sel == PW'(p)));
+    always_ff @(posedge clk_i)
+      if (park && pick_port_o == PW'(p)) mem[pq_wr_q[p][QN_W-1:0]] <= {fl_qn_q, fl_ev_q, h_seq[p]};
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        pq_wr_q[p] <= '0;
+        pq_rd_q[p] <= '0;
+      end else begin
+        if (park && pick_port_o == PW'(p)) pq_wr_q[p] <= pq_wr_q[p] + 1'b1;
+        if (pq_pop[p]) pq_rd_q[p] <= pq_rd_q[p] + 1'b1;
+      end
+    end
+  end
+
+  always_comb begin
+    pq_sel = '0;
+    for (int p = NPORT - 1; p >= 0; p--) if (pq_go[p]) pq_sel = PW'(p);
+  end
+  assign pq_sel_qn = pq_head[pq_sel][EW-1 -: QN_W];
+  // A released flush starts when nothing else starts the engine (and no
+  // firmware write is pending: it could drop the SQ's flush in this cycle).
+  assign pop_go = fl_idle && |pq_go && !cfg_valid_i && !(done_go && done_fl) && !gerr_now;
+  assign park   = fl_q == FL_LAT && !fl_rq_q && !fl_pop_q && h_seq[pick_port_o] != r_seq[pick_port_o] &&
+                  !pq_full[pick_port_o];
+
+  always_ff @(posedge clk_i)
+    if (park) pk_id_mem[fl_qn_q] <= {pick_port_o, pq_wr_q[pick_port_o][QN_W-1:0]};
+
   // ---------------------------------------------------------------- flush
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      fl_q    <= FL_IDLE;
-      fl_ev_q <= 1'b0;
+      fl_q     <= FL_IDLE;
+      fl_ev_q  <= 1'b0;
+      fl_pop_q <= 1'b0;
     end else begin
       case (fl_q)
         FL_IDLE: begin
@@ -554,7 +646,13 @@ module kite_qm #(
             fl_qn_q  <= cfg_qn_i;
             fl_cqn_q <= cfg_cqn_i;
             fl_ev_q  <= 1'b0;
+          end else if (pop_go) begin
+            fl_q     <= FL_RD;
+            fl_rq_q  <= 1'b0;
+            fl_qn_q  <= pq_sel_qn;
+            fl_ev_q  <= pq_head[pq_sel][16];
           end
+          fl_pop_q <= pop_go;
         end
         FL_RD: fl_q <= FL_LAT;
         FL_LAT: begin
@@ -563,18 +661,23 @@ module kite_qm #(
           if (!fl_rq_q) fl_cqn_q <= pick_cqn_o;
           fl_idx_q <= fl_rq_q ? rq_ci_rd : p1_ci;
           fl_end_q <= fl_rq_q ? rq_pi_rd : p1_pi;
-          fl_q     <= FL_RUN;
+          fl_snap_q <= h_seq[pick_port_o];
+          fl_wait_q <= !fl_rq_q && !fl_pop_q;
+          fl_q     <= park ? FL_IDLE : FL_RUN;
         end
         FL_RUN: begin
           if (fl_idx_q == fl_end_q) fl_q <= FL_END;
-          else if (fl_ready_i) fl_idx_q <= fl_idx_q + 16'd1;
+          else if (fl_valid_o && fl_ready_i) fl_idx_q <= fl_idx_q + 16'd1;
         end
         default: fl_q <= FL_IDLE;  // FL_END: ci := pi written this cycle
       endcase
     end
   end
 
-  assign fl_valid_o = fl_q == FL_RUN && fl_idx_q != fl_end_q;
+  // A flush run here (not parked) waits for its port: at once when the
+  // port had nothing to retire, else only when its FIFO was full.
+  assign fl_valid_o = fl_q == FL_RUN && fl_idx_q != fl_end_q &&
+                      (!fl_wait_q || seq_reached(fl_snap_q, r_seq[fl_port_q]));
   assign ev_valid_o = fl_q == FL_END && fl_ev_q;
   assign ev_qn_o    = fl_qn_q;
   assign ev_fn_o    = fl_fn_q;

@@ -80,6 +80,10 @@ module kite_qm_top #(
   // Checked descriptors, to each port's descriptor queue (d_free_i: its
   // free entries; a WQE is handed on only when all of it fits).
   input  logic [NPORT*8-1:0]        d_free_i,
+  // WQEs (and the fetch's completions) handed to each port's queue and
+  // retired by its gather: a flush's CQEs follow them (kite_qm).
+  input  logic [NPORT*16-1:0]       port_h_seq_i,
+  input  logic [NPORT*16-1:0]       port_r_seq_i,
   output logic                      d_valid_o,
   input  logic                      d_ready_i,
   output logic [$clog2(NQ)-1:0]     d_sqn_o,
@@ -220,6 +224,7 @@ module kite_qm_top #(
     .fl_idx_o     (fl_idx),
     .fl_port_o    (fl_port),
     .gerr_valid_i, .gerr_ready_o, .gerr_sqn_i,
+    .port_h_seq_i, .port_r_seq_i,
     .err_sqn_i    (d_sqn_o),
     .err_o        (d_flush_o),
     .sq_err_o,

@@ -1825,6 +1825,113 @@ int main(int argc, char **argv) {
         std::printf("[card] SQ destroy with %u TSO WQEs at a held MAC: done in %u cycles; %u sent (%zu segments), "
                     "%u dropped unread from the port's queue\n", N, drained, wqes, sent, N - wqes);
     }
+    // 24. A flush waiting for a held MAC holds nothing else. Port 0's MAC
+    //     takes nothing: a new SQ 1 posts 15 frames of 9,000 bytes (the
+    //     first few are read and complete; the rest wait), and SQ 2 (port 0,
+    //     CQ 12, its 32-slot ring beyond host memory) posts 24 WQEs. WQE 0's
+    //     read fails: the fetch writes its ERROR CQE through port 0's queue,
+    //     the WQEs it has in flight behind it complete as flushed the same
+    //     way, and the queue manager flushes the rest, whose CQEs must follow
+    //     them: that flush parks until port 0 has retired what it holds. Meanwhile VF 2's SQ 3
+    //     (port 1) has a gather DMA error: its ERROR and flush CQEs and its
+    //     WQ_ERROR event land at once, the firmware resets it and its next
+    //     frame leaves, all with port 0 still held. Once port 0 runs, SQ 1's
+    //     and SQ 2's frames, CQ 12 and the events are the model's. (Both
+    //     SQs complete into CQ 12: CQ 1 is full by now.)
+    {
+        constexpr uint64_t CQC = 0x6c000, TXP = 0xf0000, SQB2 = MEM, SQB3 = 0x36000, TXV = 0x3c000;
+        constexpr unsigned N = 15, LEN = 9000, STEP = 1000;
+        const std::vector<uint8_t> fb = tb::rbytes(rng, STEP * (N - 1) + LEN);
+        b.both(TXP, fb.data(), fb.size());
+        sq.valid = 1; sq.kind = ctx::WQ_ETH; sq.log_size = 4; sq.log_stride = 6; sq.cqn = 12; sq.base = SQB;
+        sq.port = 0; sq.fn = 0; sq.db_page = 0; sq.state = spec::wq_state::RST;
+        b.fw_wq(false, 1, sq);
+        sq.state = spec::wq_state::RDY;
+        sq.pi = sq.ci = 0;
+        b.fw_wq(false, 1, sq);
+        for (unsigned k = 0; k < N; k++)
+            b.tx_wqe(uint16_t(k), 0, {{TXP + STEP * k, 4000}, {TXP + STEP * k + 4000, LEN - 4000}});
+        ctx::wq_ctx &s2 = b.ref.hw.sq[2];
+        s2.valid = 1; s2.kind = ctx::WQ_ETH; s2.log_size = 5; s2.log_stride = 6; s2.cqn = 12; s2.base = SQB2;
+        s2.port = 0; s2.fn = 0; s2.db_page = 0; s2.state = spec::wq_state::RST;
+        b.fw_wq(false, 2, s2);
+        s2.state = spec::wq_state::RDY;
+        b.fw_wq(false, 2, s2);
+        b.fw_cq_ctx(12, CQC);
+        const CqWatch cw1(b.host.mem, CQC), cw9(b.host.mem, b.ref.hw.cq[9].base);
+        const unsigned e0 = b.sq_err_n;
+        const size_t before = b.tx_frames[0].size(), before1 = b.tx_frames[1].size();
+        b.m.tx_tready_i = 2;
+        sq.pi = N;
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
+        b.run(12000);   // port 0's gather fills its ring and waits
+        s2.pi = 24;
+        b.mmio(2, uint32_t(spec::db::SQ), true, (2u << 16) | s2.pi);
+        b.run(1000);
+        // The WQEs port 0's gather has read complete (their frames wait at the MAC).
+        const unsigned c0 = cw1.written();
+        for (unsigned k = 0; k < c0; k++) b.ref.tx.process_wqe(1);
+        const bool held0 = c0 > 0 && c0 < N && b.sq_err_n == e0 && b.tx_frames[0].size() == before;
+
+        // SQ 3 on port 1: WQE a's second entry lies beyond host memory, b behind it.
+        ctx::wq_ctx &v = b.ref.hw.sq[3];
+        std::vector<uint8_t> fv = tb::rbytes(rng, 300);
+        fv[0] &= 0xfe;
+        fv[12] = 0x88; fv[13] = 0xb5;
+        b.both(TXV, fv.data(), fv.size());
+        b.tx_wqe(v.pi, 0, {{TXV, 100}, {MEM - 16, 64}}, SQB3);
+        b.tx_wqe(uint16_t(v.pi + 1), 0, {{TXV, 300}}, SQB3);
+        v.pi = uint16_t(v.pi + 2);
+        b.mmio(2, uint32_t(spec::db::SQ), true, (3u << 16) | v.pi, 0xf, 2);
+        b.ref.tx.process_wqe(3);
+        unsigned t3 = 0;
+        for (; t3 < 3000 && b.sq_err_n == e0; t3++) b.step();
+        b.run(300);
+        chk.expect(held0 && b.sq_err_n == e0 + 1 && b.sq_err_qn == 3 && b.ref.hw.sq[3].state == spec::wq_state::ERR,
+                   "with port 0 held and SQ 2's flush waiting for it, SQ 3's DMA error reported in %u cycles (%u "
+                   "events, last SQ %u; before it, %u of SQ 1's WQEs complete and nothing of SQ 2: %d)", t3,
+                   b.sq_err_n - e0, b.sq_err_qn, c0, int(held0));
+        chk.expect(cw9.written() == 2 && cw1.written() == c0, "SQ 3's ERROR and flush CQEs written (%u), no more "
+                   "in CQ 12 (%u)", cw9.written(), cw1.written() - c0);
+        b.mem_same("SQ 3's DMA error with port 0 held (CQ 9, the events)");
+        // The firmware resets SQ 3 (RST, then RDY) and it sends again.
+        v.state = spec::wq_state::RST;
+        const unsigned d_rst = b.fw_wq(false, 3, v);
+        v.state = spec::wq_state::RDY;
+        v.pi = v.ci = 0;
+        b.fw_wq(false, 3, v);
+        b.tx_wqe(0, 0, {{TXV, 300}}, SQB3);
+        v.pi = 1;
+        b.mmio(2, uint32_t(spec::db::SQ), true, (3u << 16) | v.pi, 0xf, 2);
+        b.ref.tx.process_wqe(3);
+        unsigned t4 = 0;
+        for (; t4 < 3000 && b.tx_frames[1].size() == before1; t4++) b.step();
+        b.run(300);
+        if (chk.expect(b.tx_frames[1].size() == before1 + 1 && b.tx_frames[0].size() == before && d_rst < 100,
+                       "SQ 3 reset in %u cycles and its frame sent in %u with port 0 held (%zu on port 0)", d_rst,
+                       t4, b.tx_frames[0].size() - before))
+            chk.expect(b.tx_frames[1].back() == b.ref.frames[1].back(), "SQ 3's frame as the model's");
+        chk.expect(cw1.written() == c0 && b.sq_err_n == e0 + 1, "port 0 held: no more of SQ 1 or 2 in CQ 12 (%u), "
+                   "SQ 2's flush not ended (%u events)", cw1.written() - c0, b.sq_err_n - e0);
+
+        // Port 0 runs: SQ 1's 15 frames and CQEs, then SQ 2's ERROR and 23 WR_FLUSH_ERR.
+        b.m.tx_tready_i = 3;
+        for (unsigned k = c0; k < N; k++) b.ref.tx.process_wqe(1);
+        b.ref.tx.process_wqe(2);
+        const unsigned same = b.sent_as_model(0, before, N, 40000);
+        b.run(2000);
+        chk.expect(b.tx_frames[0].size() == before + N && same == N && b.ref.hw.sq[2].state ==
+                   spec::wq_state::ERR && b.ref.hw.sq[2].ci == 24,
+                   "port 0 runs: %zu frames, %u as the model's (%u)", b.tx_frames[0].size() - before, same, N);
+        chk.expect(cw1.written() == N + 24 && b.sq_err_n == e0 + 2 && b.sq_err_qn == 2,
+                   "CQ 12: %u CQEs (%u expected); SQ 2's flush ended (%u events, last SQ %u)", cw1.written(), N + 24,
+                   b.sq_err_n - e0, b.sq_err_qn);
+        if (args.inject) b.ref.host.mem[CQC + 32 * (N + 23) + 16] ^= 1;   // the last flush CQE's index
+        b.mem_same("SQ 2's flush after port 0's WQEs (CQ 12 and the events as the model's)");
+        std::printf("[card] port 0 held with SQ 2's flush parked behind it: SQ 3's DMA error on port 1 reported "
+                    "in %u cycles, SQ 3 reset in %u and its frame sent in %u; CQ 12 (%u CQEs) as the model's once "
+                    "port 0 runs\n", t3, d_rst, t4, cw1.written());
+    }
     std::printf("[card] TX frame %zu bytes on port 0, RX frame %zu bytes delivered, %llu cycles\n",
                 b.tx_frames[0].empty() ? size_t(0) : b.tx_frames[0][0].size(), rf.size(),
                 (unsigned long long)b.clk.cycle);

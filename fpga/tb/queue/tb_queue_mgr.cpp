@@ -177,6 +177,21 @@ struct Bench {
     bool hold[2] = {false, false};
     long max_port_infl[2] = {0, 0}, n_held_full = 0, n_other_held = 0, n_wqe_port[2] = {0, 0};
     long n_cpl_port[2] = {0, 0};   // the fetch's completions into each port's queue
+    // The queue's entries in order (SQ, the SQ's life, last of a WQE) and
+    // the card's counts of WQEs handed to it and retired (port_h/r_seq_i).
+    // A flush's CQEs of an SQ must not come while an entry of the SQ's
+    // present life is still in a queue: they would overtake its WQEs'.
+    struct QEnt { unsigned sqn, life; bool last; };
+    std::deque<QEnt> pq[2];
+    uint16_t h_seq[2] = {0, 0}, r_seq[2] = {0, 0};
+    std::vector<unsigned> life = std::vector<unsigned>(NQ);   // bumped by a reset or disable
+    long n_fl_behind = 0, n_fl_cancel = 0, n_fl_cpl = 0;
+    long sq_entries(unsigned q) const {
+        long n = 0;
+        for (const auto &d : pq)
+            for (const QEnt &e : d) n += e.sqn == q && e.life == life[q];
+        return n;
+    }
     unsigned lat_min = 1, lat_max = 40;
     // Statistics.
     long n_good = 0, n_bad = 0, n_nop = 0, n_dmaerr = 0, n_flush = 0, n_acc = 0, n_db = 0, n_cfg = 0;
@@ -279,8 +294,23 @@ struct Bench {
         n.ci = old.ci;
         n.stats = old.stats;
         *cfg_pending = n;
+        if (!cfg_rq && (!n.valid || n.state == wq_state::RST)) {
+            // A reset drops a flush still parked behind the SQ's port (no
+            // WQE of the SQ is in flight, and no flush runs, when it is
+            // taken): the model's CQEs of it are not written.
+            auto &dq = exp_cpl[{false, cfg_qn}];
+            for (const Cpl &e : dq)
+                chk.expect(e.status == cqe_status::WR_FLUSH_ERR, "SQ %u reset with a completion (idx %u status %u) "
+                           "not written", cfg_qn, e.idx, e.status);
+            n_fl_cancel += long(dq.size());
+            dq.clear();
+            life[cfg_qn]++;
+        }
         cqes.clear();
         qe.wq_ctx_written(cfg_rq, cfg_qn, old);
+        if (!cfg_rq && n.state == wq_state::ERR && old.state != wq_state::ERR && n.pi != n.ci &&
+            sq_entries(cfg_qn))
+            n_fl_behind++;
         take_cqes(cfg_rq, cfg_qn, true);
         if (cfg_pending->pi == 0 && cfg_pending->ci == 0) {
             (cfg_rq ? drv_rq_pi : drv_pi)[cfg_qn] = 0;
@@ -397,6 +427,7 @@ struct Bench {
         dma_err[c.port] += hw.ports[c.port].stats.tx_dma_error - dma0;
         if (hw.ports[c.port].stats.tx_dma_error != dma0) {
             n_dmaerr++;
+            if (cqes.size() > 1 && sq_entries(q)) n_fl_behind++;   // a flush behind the SQ's queued WQEs
             chk.expect(c.state == wq_state::ERR, "SQ %u not in ERR after a DMA error", q);
         }
         if (!gathers.empty()) {
@@ -504,8 +535,14 @@ struct Bench {
     void cycle() {
         // Random ready and DMA completion beats.
         for (unsigned p = 0; p < 2; p++)
-            if (occ[p] && !hold[p] && tb::chance(rng, p_d_ready)) occ[p]--;
+            if (occ[p] && !hold[p] && tb::chance(rng, p_d_ready)) {
+                occ[p]--;
+                r_seq[p] = uint16_t(r_seq[p] + pq[p].front().last);
+                pq[p].pop_front();
+            }
         m.d_free_i = (QDEPTH - occ[0]) | (QDEPTH - occ[1]) << 8;
+        m.port_h_seq_i = uint32_t(h_seq[0]) | uint32_t(h_seq[1]) << 16;
+        m.port_r_seq_i = uint32_t(r_seq[0]) | uint32_t(r_seq[1]) << 16;
         m.d_ready_i = 1;
         m.cq_ready_i = tb::chance(rng, p_cq_ready);
         m.rd_ready_i = tb::chance(rng, p_rd_ready);
@@ -534,6 +571,8 @@ struct Bench {
             m.cq_ready_i = 1;
             clk.eval();
             occ[p]++;
+            pq[p].push_back({unsigned(m.cq_qn_o), life[m.cq_qn_o], true});
+            h_seq[p]++;
             n_cpl_port[p]++;
         }
 
@@ -575,6 +614,8 @@ struct Bench {
             const unsigned p = m.d_port_o;
             chk.expect(occ[p] < QDEPTH, "port %u: a descriptor offered to its full queue", p);
             occ[p]++;
+            pq[p].push_back({unsigned(m.d_sqn_o), life[m.d_sqn_o], bool(m.d_last_o)});
+            h_seq[p] = uint16_t(h_seq[p] + m.d_last_o);
             n_wqe_port[p] += m.d_last_o;
             // Held port 0 without room for a whole WQE: port 1 still moves.
             if (hold[0] && occ[0] + 30 + 4 >= QDEPTH) {
@@ -684,10 +725,16 @@ struct Bench {
             return;
         Cpl e = dq.front();
         dq.pop_front();
-        // The card holds an SQ's completions behind its port's WQEs.
         if (!rq)
             chk.expect(m.cq_port_o == hw.sq[q].port, "SQ %u completion for port %u, its port is %u", q,
                        unsigned(m.cq_port_o), unsigned(hw.sq[q].port));
+        // A flush's CQE follows every WQE of its SQ the port had taken.
+        if (!rq && !m.cq_fetch_o) {
+            n_fl_cpl++;
+            const long left = sq_entries(q);
+            chk.expect(left == 0, "SQ %u: flush CQE %u with %ld of its entries still in port %u's queue", q,
+                       unsigned(m.cq_wqe_index_o), left, unsigned(hw.sq[q].port));
+        }
         if (!rq && m.cq_opcode_o == cqe_opcode::ERROR && m.cq_status_o != cqe_status::WR_FLUSH_ERR) {
             rtl_qs[q].errors++;
             if (m.cq_syndrome_o != 7) rtl_qs[q].drops++;  // TXE_DMA: an error, not a drop
@@ -1012,6 +1059,10 @@ int main(int argc, char **argv) {
                     "1's; most fetch tags held by port 0 %ld, port 1 %ld (cap %u); the fetch's completions into "
                     "the port queues %ld and %ld\n", b.n_held_full, b.n_other_held, b.max_port_infl[0],
                     b.max_port_infl[1], Bench::PORT_TAGS, b.n_cpl_port[0], b.n_cpl_port[1]);
+        std::printf("[queue] flushes: %ld flush CQEs of the queue manager, each after its SQ's entries in the "
+                    "port queues; %ld flushes began with the SQ's entries queued; %ld CQEs of parked flushes "
+                    "dropped by a reset\n", b.n_fl_cpl, b.n_fl_behind, b.n_fl_cancel);
+        chk.expect(b.n_fl_behind > 10 && b.n_fl_cpl > 0, "coverage: flushes behind queued WQEs");
         // (Whether port 1 has work then is the random run's; the held-port
         // run below proves it moves.)
         for (uint32_t s = 1; s <= 7; s++) chk.expect(b.syn_seen[s] > 0, "coverage: no error with syndrome %u", s);
@@ -1024,18 +1075,24 @@ int main(int argc, char **argv) {
     // four of its SQs have 256 WQEs each: port 0 fills its descriptor queue
     // and stops at 48 fetch tags; then an SQ of port 1 rings 256 WQEs, which
     // must all be handed on while port 0 stays held.
+    // Then flushes: SQ A of port 0 (4 WQEs in the queue, 8 more posted) and
+    // SQ D of port 0 (8 posted) are moved to ERR; their flushes must wait
+    // for port 0 without holding the engine: SQ C of port 1 is moved to ERR
+    // with WQEs posted and all of its flush CQEs come while port 0 is held.
+    // D is reset before port 0 runs (no CQE of its flush); A's 8 come after.
     if (!bench) {
         tb::Rng r4(args.seed + 7);
         Bench b(chk, r4);
-        b.setup(5, 0);
+        b.setup(8, 0);
         b.p_dma_err = 0;
         b.p_d_ready = b.p_cq_ready = b.p_rd_ready = b.p_cpl_beat = 1.0;
-        for (unsigned k = 0; k < 5; k++) {
+        enum { SQ_A = 5, SQ_C = 6, SQ_D = 7 };
+        for (unsigned k = 0; k < 8; k++) {
             unsigned q = b.sqs[k];
             kite::ctx::wq_ctx c = b.hw.sq[q];
             c.log_stride = 9;
             c.log_size = 8;
-            c.port = k < 4 ? 0 : 1;
+            c.port = k < 4 || k == SQ_A || k == SQ_D ? 0 : 1;
             b.run_cfg(false, q, c);
             for (uint32_t i = 0; i < 256; i++) {
                 wqe_ctrl ctrl{};
@@ -1053,12 +1110,17 @@ int main(int argc, char **argv) {
             }
             b.drv_pi[q] = 256;
         }
-        auto ring = [&](unsigned k) {
+        auto ring = [&](unsigned k, unsigned pi = 256) {
             const auto &c = b.hw.sq[b.sqs[k]];
-            b.ring(c.fn, c.db_page * 4096 + uint32_t(db::SQ), (b.sqs[k] << 16) | 256u);
-            while (b.m.db_valid_i) b.cycle();
+            b.ring(c.fn, c.db_page * 4096 + uint32_t(db::SQ), (b.sqs[k] << 16) | pi);
+            for (int i = 0; i < 5000 && b.m.db_valid_i; i++) b.cycle();
+            chk.expect(!b.m.db_valid_i, "held port: doorbell of SQ %u taken", b.sqs[k]);
+            b.m.db_valid_i = 0;
         };
         b.hold[0] = true;
+        ring(SQ_A, 4);
+        for (int i = 0; i < 200; i++) b.cycle();
+        const long a_queued = b.sq_entries(b.sqs[SQ_A]);
         for (unsigned k = 0; k < 4; k++) ring(k);
         for (int i = 0; i < 3000; i++) b.cycle();
         const long p0 = b.n_wqe_port[0];
@@ -1075,9 +1137,52 @@ int main(int argc, char **argv) {
                    b.occ[0], Bench::QDEPTH);
         chk.expect(b.n_wqe_port[1] == 256 && took < 2000, "port 1's 256 WQEs handed on in %llu cycles (%ld)",
                    (unsigned long long)took, b.n_wqe_port[1]);
+
+        // Flushes with port 0 still held.
+        const unsigned qa = b.sqs[SQ_A], qc = b.sqs[SQ_C], qd = b.sqs[SQ_D];
+        ring(SQ_A, 12);
+        ring(SQ_D, 8);
+        for (int i = 0; i < 100; i++) b.cycle();
+        chk.expect(a_queued == 4 && b.infl[qa].empty() && b.infl[qd].empty() && b.hw.sq[qa].pi - b.hw.sq[qa].ci == 8,
+                   "held port: SQ A with %ld WQEs queued and 8 posted, none in the fetch (%zu, %zu)", a_queued,
+                   b.infl[qa].size(), b.infl[qd].size());
+        auto to_state = [&](unsigned q, uint8_t st) {   // cycles until the firmware write is taken
+            kite::ctx::wq_ctx c = b.hw.sq[q];
+            c.state = st;
+            b.cfg_start(false, q, c);
+            uint64_t t = b.clk.cycle;
+            while (b.m.cfg_valid_i && b.clk.cycle - t < 5000) b.cycle();
+            b.m.cfg_valid_i = 0;   // not taken: withdrawn (the model has not seen it)
+            b.cfg_pending = nullptr;
+            return b.clk.cycle - t;
+        };
+        const uint64_t t_a = to_state(qa, wq_state::ERR), t_d = to_state(qd, wq_state::ERR);
+        const size_t a_flush = b.exp_cpl[{false, qa}].size(), d_flush = b.exp_cpl[{false, qd}].size();
+        ring(SQ_C, 256);
+        for (int i = 0; i < 60; i++) b.cycle();
+        const uint64_t t_c = to_state(qc, wq_state::ERR);
+        const size_t c_flush = b.exp_cpl[{false, qc}].size();
+        uint64_t t1 = b.clk.cycle;
+        while (!b.exp_cpl[{false, qc}].empty() && b.clk.cycle - t1 < 5000) b.cycle();
+        const uint64_t c_took = b.clk.cycle - t1;
+        const size_t a_left = b.exp_cpl[{false, qa}].size();
+        const uint64_t t_r = to_state(qd, wq_state::RST);
+        std::printf("[queue] held port, flushes: SQ A (port 0, %ld WQEs queued) to ERR taken in %llu cycles, SQ D "
+                    "in %llu; SQ C (port 1) to ERR in %llu cycles and its %zu flush CQEs in %llu more, while A's %zu "
+                    "wait (%zu left); D reset in %llu cycles, its %zu flush CQEs dropped\n",
+                    a_queued, (unsigned long long)t_a, (unsigned long long)t_d, (unsigned long long)t_c, c_flush,
+                    (unsigned long long)c_took, a_flush, a_left, (unsigned long long)t_r, d_flush);
+        chk.expect(t_a < 20 && t_d < 20 && t_c < 100 && t_r < 20, "held port: firmware writes taken in %llu, %llu, "
+                   "%llu and %llu cycles", (unsigned long long)t_a, (unsigned long long)t_d, (unsigned long long)t_c,
+                   (unsigned long long)t_r);
+        chk.expect(a_flush == 8 && d_flush == 8 && c_flush > 100 && b.exp_cpl[{false, qc}].empty() && c_took < 2000,
+                   "held port: SQ C's %zu flush CQEs in %llu cycles (A %zu, D %zu flushed by the model)", c_flush,
+                   (unsigned long long)c_took, a_flush, d_flush);
+        chk.expect(a_left == 8 && b.exp_cpl[{false, qd}].empty(), "held port: A's flush waits (%zu of 8 left), "
+                   "D's dropped", a_left);
         b.drain();
         b.check_counters("held port");
-        chk.expect(b.n_wqe_port[0] == 1024, "port 0's 1,024 WQEs handed on once it runs (%ld)", b.n_wqe_port[0]);
+        chk.expect(b.n_wqe_port[0] == 1028, "port 0's 1,028 WQEs handed on once it runs (%ld)", b.n_wqe_port[0]);
     }
 
     // ------------------------------------------------------------ latency
