@@ -521,7 +521,7 @@ module kite_card #(
   logic [15:0]         qc_cqn, qc_wqe_index;
   logic [7:0]          qc_opcode, qc_status;
   logic [31:0]         qc_syndrome;
-  logic                ci_valid, pick_valid;
+  logic                ci_valid, ci_rew, pick_valid;
   logic [QW-1:0]       ci_sqn, pick_sqn;
   /* verilator lint_off UNUSEDSIGNAL */
   logic [15:0]         pick_ci;   // the queue testbench's check
@@ -565,7 +565,7 @@ module kite_card #(
     .cq_fetch_o(qc_fetch), .cq_cqn_o(qc_cqn),
     .cq_wqe_index_o(qc_wqe_index), .cq_opcode_o(qc_opcode), .cq_status_o(qc_status),
     .cq_syndrome_o(qc_syndrome),
-    .ci_valid_o(ci_valid), .ci_sqn_o(ci_sqn), .ci_o(ci_idx), .pick_valid_o(pick_valid), .pick_sqn_o(pick_sqn), .pick_ci_o(pick_ci),
+    .ci_valid_o(ci_valid), .ci_rew_o(ci_rew), .ci_sqn_o(ci_sqn), .ci_o(ci_idx), .pick_valid_o(pick_valid), .pick_sqn_o(pick_sqn), .pick_ci_o(pick_ci),
     .db_dropped_o(db_dropped), .tx_bad_desc_o(tx_bad_desc), .tx_dma_error_o(tx_dma_error)
   );
   assign fw_wq_ready_o = fw_wq_ready && !wq_drain;
@@ -1248,7 +1248,7 @@ module kite_card #(
   );
   logic unused_cq;
   assign unused_cq = ^{k_overflow, k_overflow_cqn, k_cq_bad, k_eq_overflow, k_ev_drop, k_eq_bad,
-                       k_busy, k_idle, ci_valid, ci_sqn, ci_idx, pick_valid, pick_sqn, db_dropped,
+                       k_busy, k_idle, ci_valid, ci_rew, ci_sqn, ci_idx, pick_valid, pick_sqn, db_dropped,
                        tx_bad_desc, tx_dma_error, cnt_rc_unexp_tag, cnt_rc_cpl_err, cnt_rc_bad,
                        cnt_rd_zero_len, cnt_wr_zero_len, cnt_cq_unsup, tags_used, tags_pool, x_wr_id};
 

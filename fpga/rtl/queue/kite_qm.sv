@@ -31,7 +31,13 @@
 // Firmware context port: writes a whole context. RST, or RDY from RST,
 // restarts pi = ci = 0; ERR from another state flushes (model's
 // wq_ctx_written). It waits until the doorbell pipeline is empty, the queue
-// has no WQE in flight and no flush runs; doorbells are held meanwhile.
+// has no WQE in flight and no flush runs; doorbells and picks are held
+// meanwhile. So that this wait is short, an SQ written with WQEs in the
+// fetch has them rewound (rew_*): the fetch gives back each of them that has
+// not left its checker, unread by the gather and with no CQE (done_rew_i),
+// and ci stays at the first of them, so they are fetched again, flushed or
+// dropped by what the write does. (The rest wait for room in their port's
+// descriptor queue, which a port whose MAC takes nothing never makes.)
 // A write to an SQ whose flush is parked (below) waits for the flush unless
 // it resets or disables the SQ, which drops the parked flush: WQEs of a
 // queue moved to RST are removed with no completion (IB's Reset state).
@@ -126,6 +132,10 @@ module kite_qm #(
   input  logic [15:0]               done_ci_i,
   input  logic                      done_err_i,
   input  logic [15:0]               done_cqn_i,
+  input  logic                      done_rew_i,      // given back: ci stays
+  // A firmware write waits for this SQ's WQEs in the fetch: give them back.
+  output logic                      rew_valid_o,
+  output logic [$clog2(NQ)-1:0]     rew_sqn_o,
 
   // Flush completions.
   output logic                      fl_valid_o,
@@ -255,6 +265,8 @@ module kite_qm #(
   assign sq_err_o = sq_err_q;
   assign rqci_ready_o = !cfg_valid_i && fl_q != FL_END;
   assign rqci_go = rqci_valid_i && rqci_ready_o;
+  assign rew_valid_o = cfg_valid_i && !cfg_rq_i && sq_busy_q[cfg_qn_i];
+  assign rew_sqn_o   = cfg_qn_i;
 
   // Consumer-index write ports (one writer per cycle by the handshakes above).
   logic            sq_ci_we, rq_ci_we;
@@ -288,7 +300,7 @@ module kite_qm #(
         sq_ci_wd = fl_end_q;
       end
     end else begin
-      sq_ci_we = done_go;
+      sq_ci_we = done_go && !done_rew_i;
       rq_ci_we = rqci_go;
     end
   end

@@ -44,6 +44,12 @@
 // running; DMA errors count tx_dma_error (operation.rst, Ethernet transmit).
 // The queue manager learns of each finished WQE (done_*) in the cycle its
 // descriptor's last transfer or its completion is taken.
+// Rewind: while the queue manager asks for an SQ's WQEs back (rew_*, a
+// firmware write waiting for them), the checker takes each of the SQ's tags
+// in ring order without waiting for room in the port's queue and finishes it
+// with done_rew_o and nothing else: no descriptor, no CQE, no counter (its
+// ci stays; the WQE is fetched again or flushed as the write decides). WQEs
+// already past the checker go on as before (their room was counted).
 // Ports: each port's gather sits behind its own descriptor queue
 // (d_free_i: its free entries). The checker takes a WQE only when its port's
 // queue has room for a whole one (MAX_GATHER entries) beyond what the
@@ -120,9 +126,13 @@ module kite_qm_fetch #(
   output logic [15:0]               done_ci_o,
   output logic                      done_err_o,
   output logic [15:0]               done_cqn_o,
+  output logic                      done_rew_o,
 
   // d_sqn_o's SQ is in ERR (from the queue manager).
   input  logic                      sq_err_i,
+  // Give the WQEs of SQ rew_sqn_i back (see above).
+  input  logic                      rew_valid_i,
+  input  logic [$clog2(NQ)-1:0]     rew_sqn_i,
 
   output logic [NPORT*64-1:0]       tx_bad_desc_o,
   output logic [NPORT*64-1:0]       tx_dma_error_o
@@ -217,7 +227,7 @@ module kite_qm_fetch #(
   end
 
   // ---------------------------------------------------------------- checker
-  typedef enum logic [2:0] {K_IDLE, K_HDR, K_SGE, K_VERD, K_CPL, K_DONE, K_OUT} k_e;
+  typedef enum logic [2:0] {K_IDLE, K_HDR, K_SGE, K_VERD, K_CPL, K_DONE, K_OUT, K_REW} k_e;
   k_e            k_q;
   logic [TW-1:0] k_tag_q;
   logic [2:0]    k_beat_q;      // beat in rdata (K_SGE / K_OUT)
@@ -236,13 +246,23 @@ module kite_qm_fetch #(
   // The checker's tag leaves it in this cycle (rel): younger WQEs of its SQ
   // may be taken in the same cycle.
   logic            rel;
-  logic [NTAG-1:0] rel_mask, chk_ok, same_sq;
+  logic [NTAG-1:0] rel_mask, chk_ok, same_sq, rew;
   logic [NPORT-1:0] d_room;   // see below
+  // Registered: a write is taken only with none of its SQ's tags left, so
+  // the cycle after it no tag of the SQ exists yet.
+  logic            rew_q;
+  logic [QN_W-1:0] rew_sqn_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) rew_q <= 1'b0;
+    else rew_q <= rew_valid_i;
+  end
+  always_ff @(posedge clk_i) rew_sqn_q <= rew_sqn_i;
   always_comb begin
     rel_mask = '0;
     if (rel) rel_mask[k_tag_q] = 1'b1;
     for (int i = 0; i < NTAG; i++) begin
-      chk_ok[i]  = is_done[i] && (t_old[i] & ~rel_mask) == '0 && d_room[t_port[i]];
+      rew[i]     = rew_q && t_sqn[i] == rew_sqn_q;
+      chk_ok[i]  = is_done[i] && (t_old[i] & ~rel_mask) == '0 && (d_room[t_port[i]] || rew[i]);
       same_sq[i] = !is_free[i] && !t_past[i] && !rel_mask[i] && t_sqn[i] == pick_sqn_i;
     end
   end
@@ -394,10 +414,11 @@ module kite_qm_fetch #(
 
   logic fin;   // the checker's WQE is finished this cycle
   assign fin = (k_dv && d_ready_i && out_last) || (c_valid_o && c_ready_i) ||
-               (!o_valid_q && k_q == K_DONE && !k_flush && done_ready_i);
+               (!o_valid_q && (k_q == K_DONE && !k_flush || k_q == K_REW) && done_ready_i);
   assign done_valid_o = o_valid_q ? o_last && d_ready_i :
                         (k_q == K_OUT && out_last && d_ready_i) || (k_cpl && c_ready_i) ||
-                        k_q == K_DONE && !k_flush;
+                        k_q == K_DONE && !k_flush || k_q == K_REW;
+  assign done_rew_o   = !o_valid_q && k_q == K_REW;
   assign done_sqn_o   = d_sqn_o;
   assign done_ci_o    = (o_valid_q ? o_ci_q : t_ci[k_tag_q]) + 16'd1;
   // From state alone (no handshake): the queue manager stops picking the SQ
@@ -568,7 +589,7 @@ module kite_qm_fetch #(
             if (out_next) k_beat_q <= k_beat_q + 3'd1;
           end
         end
-        default: ;  // K_CPL, K_DONE: wait for fin
+        default: ;  // K_CPL, K_DONE, K_REW: wait for fin
       endcase
 
       if (ph2_req) t_st[k_tag_q] <= T_REQ;
@@ -590,7 +611,7 @@ module kite_qm_fetch #(
         k_tag_q   <= chk[TW-1:0];
         chk_ptr_q <= chk[TW-1:0];
         t_st[chk[TW-1:0]] <= T_WAIT;   // held by the checker until its fin
-        k_q       <= K_HDR;
+        k_q       <= rew[chk[TW-1:0]] ? K_REW : K_HDR;
       end
     end
   end

@@ -115,8 +115,10 @@ module kite_qm_top #(
   output logic [7:0]                cq_status_o,
   output logic [31:0]               cq_syndrome_o,
 
-  // Observation: SQ consumer index advanced (a WQE finished), and picks.
+  // Observation: SQ consumer index advanced (a WQE finished) or a WQE given
+  // back to its ring (ci_rew_o, ci_sqn_o's: a firmware write waits), and picks.
   output logic                      ci_valid_o,
+  output logic                      ci_rew_o,
   output logic [$clog2(NQ)-1:0]     ci_sqn_o,
   output logic [15:0]               ci_o,
   output logic                      pick_valid_o,
@@ -177,7 +179,8 @@ module kite_qm_top #(
   logic [15:0]     pick_cqn, pick_ci;
   logic [63:0]     pick_addr;
   logic [3:0]      pick_lstr;
-  logic            done_valid, done_ready, done_err;
+  logic            done_valid, done_ready, done_err, done_rew, rew_valid;
+  logic [QN_W-1:0] rew_sqn;
   logic [QN_W-1:0] done_sqn;
   logic [15:0]     done_ci, done_cqn;
   logic            fl_valid, fl_ready, fl_rq;
@@ -216,6 +219,9 @@ module kite_qm_top #(
     .done_ci_i    (done_ci),
     .done_err_i   (done_err),
     .done_cqn_i   (done_cqn),
+    .done_rew_i   (done_rew),
+    .rew_valid_o  (rew_valid),
+    .rew_sqn_o    (rew_sqn),
     .fl_valid_o   (fl_valid),
     .fl_ready_i   (fl_ready),
     .fl_rq_o      (fl_rq),
@@ -270,7 +276,10 @@ module kite_qm_top #(
     .done_ci_o    (done_ci),
     .done_err_o   (done_err),
     .done_cqn_o   (done_cqn),
+    .done_rew_o   (done_rew),
     .sq_err_i     (d_flush_o),
+    .rew_valid_i  (rew_valid),
+    .rew_sqn_i    (rew_sqn),
     .tx_bad_desc_o, .tx_dma_error_o
   );
 
@@ -289,7 +298,8 @@ module kite_qm_top #(
   assign cq_syndrome_o  = c_valid ? c_syn : 32'd0;
 
   assign d_ci_o       = done_ci - 16'd1;
-  assign ci_valid_o   = done_valid && done_ready;
+  assign ci_valid_o   = done_valid && done_ready && !done_rew;
+  assign ci_rew_o     = done_valid && done_ready && done_rew;
   assign ci_sqn_o     = done_sqn;
   assign ci_o         = done_ci;
   assign pick_valid_o = pick_valid;

@@ -1932,6 +1932,80 @@ int main(int argc, char **argv) {
                     "in %u cycles, SQ 3 reset in %u and its frame sent in %u; CQ 12 (%u CQEs) as the model's once "
                     "port 0 runs\n", t3, d_rst, t4, cw1.written());
     }
+    // 25. An SQ whose WQEs wait in fetch tags for a held port is destroyed
+    //     at once. Port 0's MAC takes nothing: SQ 1 posts 15 more frames of
+    //     9,000 bytes (the gather's ring fills), then SQ 4 (port 0, CQ 12, a
+    //     512-byte stride) posts 8 WQEs of 30 gather entries: port 0's
+    //     descriptor queue takes two, and the rest wait in fetch tags for
+    //     room. DESTROY_SQ of SQ 4 gives those back to the ring (the queue
+    //     manager's rewind) and returns at once, the two queued ones are
+    //     dropped unread, and once port 0 runs SQ 1's frames and CQEs are the
+    //     model's, while SQ 4 has sent nothing, written no CQE and had no
+    //     byte of its buffers read.
+    {
+        constexpr uint64_t TXP = 0xf0000, SQB4 = 0x6e000, TX4 = 0x5c000;
+        constexpr unsigned N = 15, LEN = 9000, STEP = 1000, N4 = 8, NS = 30, SL = 300;
+        const std::vector<uint8_t> fb = tb::rbytes(rng, STEP * (N - 1) + LEN);
+        b.both(TXP, fb.data(), fb.size());
+        const std::vector<uint8_t> f4 = tb::rbytes(rng, NS * SL);
+        b.both(TX4, f4.data(), f4.size());
+        for (unsigned k = 0; k < N; k++)
+            b.tx_wqe(uint16_t(sq.pi + k), 0, {{TXP + STEP * k, 4000}, {TXP + STEP * k + 4000, LEN - 4000}});
+        ctx::wq_ctx &s4 = b.ref.hw.sq[4];
+        s4.valid = 1; s4.kind = ctx::WQ_ETH; s4.log_size = 3; s4.log_stride = 9; s4.cqn = 12; s4.base = SQB4;
+        s4.port = 0; s4.fn = 0; s4.db_page = 0; s4.state = spec::wq_state::RST;
+        b.fw_wq(false, 4, s4);
+        s4.state = spec::wq_state::RDY;
+        b.fw_wq(false, 4, s4);
+        for (unsigned k = 0; k < N4; k++) {
+            uint8_t w[512]{};
+            w[0] = uint8_t(spec::wqe_opcode::ETH_TX);
+            w[1] = spec::wqe_ctrl::FLAGS_SIGNALED;
+            w[2] = uint8_t(1 + NS);
+            const uint16_t idx = uint16_t(k);
+            std::memcpy(&w[4], &idx, 2);
+            for (unsigned j = 0; j < NS; j++) {
+                const uint64_t a = TX4 + SL * j;
+                const uint32_t l = SL;
+                std::memcpy(&w[32 + 16 * j], &a, 8);
+                std::memcpy(&w[40 + 16 * j], &l, 4);
+            }
+            b.both(SQB4 + 512 * k, w, sizeof w);
+        }
+        const CqWatch cw(b.host.mem, b.ref.hw.cq[12].base);
+        const size_t before = b.tx_frames[0].size(), mbefore = b.ref.frames[0].size();
+        b.m.tx_tready_i = 2;
+        sq.pi = uint16_t(sq.pi + N);
+        b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
+        b.run(12000);   // port 0's gather fills its ring and waits
+        const unsigned c0 = cw.written();
+        for (unsigned k = 0; k < c0; k++) b.ref.tx.process_wqe(1);
+        b.watch_lo = TX4;
+        b.watch_hi = TX4 + NS * SL;
+        b.watch_reads = 0;
+        s4.pi = N4;
+        b.mmio(2, uint32_t(spec::db::SQ), true, (4u << 16) | s4.pi);
+        b.run(2000);
+        s4 = ctx::wq_ctx{};
+        const unsigned drained = b.fw_wq(false, 4, s4);
+        b.run(2000);
+        const bool held = b.tx_frames[0].size() == before && cw.written() == c0;
+        b.m.tx_tready_i = 3;
+        for (unsigned k = c0; k < N; k++) b.ref.tx.process_wqe(1);
+        const unsigned same = b.sent_as_model(0, before, N, 40000);
+        b.run(2000);
+        chk.expect(c0 > 0 && c0 < N && held && drained < 100,
+                   "SQ 4 destroyed with port 0 held and its WQEs in the fetch: done in %u cycles (%u of SQ 1's %u "
+                   "WQEs complete, nothing more while held: %d)", drained, c0, N, int(held));
+        chk.expect(b.tx_frames[0].size() == before + N && same == N && b.ref.frames[0].size() == mbefore + N,
+                   "port 0 runs: %zu frames, %u as the model's (%u), none of SQ 4", b.tx_frames[0].size() - before,
+                   same, N);
+        chk.expect(b.watch_reads == 0 && cw.written() == N, "SQ 4: %u reads of its buffers, CQ 12 %u CQEs (%u "
+                   "expected: SQ 1's)", b.watch_reads, cw.written(), N);
+        b.mem_same("SQ 4 destroyed with its WQEs in the fetch (SQ 1's CQEs only)");
+        std::printf("[card] SQ destroy with WQEs waiting in fetch tags for a held port: done in %u cycles, none of "
+                    "its buffers read; the other SQ's %u frames as the model's once the port runs\n", drained, same);
+    }
     std::printf("[card] TX frame %zu bytes on port 0, RX frame %zu bytes delivered, %llu cycles\n",
                 b.tx_frames[0].empty() ? size_t(0) : b.tx_frames[0][0].size(), rf.size(),
                 (unsigned long long)b.clk.cycle);
