@@ -51,11 +51,13 @@
 // it retires; a frame retires only while st_room_i.
 //
 // SQ reset (sq_rst_i: a context write that disables an SQ or sets it to
-// RST): the WQEs of that SQ already here, in the retire queue or being
-// gathered, still send their frames but retire without a CQE, SQ counter
-// event or ERR report. A WQE the port's descriptor queue marked stale
-// (d_stale_i, reset while it waited there) is not read: it retires as
-// flushed, without a CQE. The card's drain ends a reset once their buffer reads
+// RST): the WQEs of that SQ already read, in the retire queue, still send
+// their frames but retire without a CQE, SQ counter event or ERR report. A
+// WQE the port's descriptor queue marked stale (d_stale_i, reset while it
+// waited there) is not read: it retires as flushed, without a CQE. Nor are
+// the rest of the entries of the WQE being gathered (they may be waiting
+// for room behind a held MAC): its beats so far are given back and it
+// retires the same way. The card's drain ends a reset once their buffer reads
 // are answered, but a frame may wait far longer for a paused MAC; after
 // DESTROY_SQ or MODIFY_SQ to RST has completed, the host owns the SQ's ring
 // and CQ slots again (a new SQ may reuse the number and its ring indices).
@@ -145,6 +147,7 @@ module kite_card_txg #(
   state_e state_q;
 
   logic                  first_q, last_entry_q, err_q, fl_q, sig_q, cp_q;
+  logic                  ab_q;   // entries skipped after a reset (see above)
   logic [$clog2(NQ)-1:0] sqn_q;
   logic [15:0]           cqn_q, idx_q, ci_q;
   logic [127:0]          eth_q;
@@ -192,9 +195,10 @@ module kite_card_txg #(
   assign rd_rsp_ready_o = state_q == S_RSP && o_free;
   assign rsp_go     = rd_rsp_valid_i && rd_rsp_ready_o;
   assign final_beat = rd_rsp_last_i && last_entry_q;
-  // A flushed WQE, a completion, or the entries after a failed one, are
-  // not read.
-  assign skip       = first_q ? d_flush_i || d_cpl_i : (fl_q || err_q);
+  // A flushed WQE, a completion, or the entries after a failed one or a
+  // reset of the SQ, are not read.
+  logic p_stale;
+  assign skip       = first_q ? d_flush_i || d_cpl_i : (fl_q || err_q || p_stale);
   assign rsp_err_end = rd_rsp_err_i || err_q;
 
   // A new WQE waits while the last one's committing beat (which stores its
@@ -245,7 +249,7 @@ module kite_card_txg #(
   assign ret_empty  = rw_q == rr_q;
   assign push_frame = sf_we && o_cm_q;
   assign push_end   = state_q == S_PUSH && !ret_full;
-  assign p_kind     = cp_q ? K_CPL : (fl_q ? K_FLUSH : (err_q ? K_ERR : K_FRAME));
+  assign p_kind     = cp_q ? K_CPL : (fl_q || ab_q ? K_FLUSH : (err_q ? K_ERR : K_FRAME));
   always_ff @(posedge clk_i)
     if (push_frame || push_end)
       ret_mem[rw_q[RW-1:0]] <= {push_frame ? K_FRAME : p_kind, sig_q, sqn_q, cqn_q,
@@ -256,7 +260,7 @@ module kite_card_txg #(
   // a push sets its own mark). g_stale_q marks the WQE being gathered.
   logic [RET-1:0]        stale_q;
   logic [$clog2(NQ)-1:0] ret_sqn_q [RET];
-  logic                  g_stale_q, p_stale;
+  logic                  g_stale_q;
   assign p_stale = g_stale_q || (sq_rst_i && sq_rst_sqn_i == sqn_q);
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -333,7 +337,7 @@ module kite_card_txg #(
   assign r_pop        = h_go && (!h_cqe || cqe_ready_i);
   assign gerr_valid_o = gerr_q;
   assign gerr_sqn_o   = gsqn_q;
-  assign dma_err_o    = state_q == S_END && err_q && !fl_q && !o_valid_q;
+  assign dma_err_o    = state_q == S_END && err_q && !fl_q && !ab_q && !o_valid_q;
   assign lso_rej_o    = r_pop && h_kind == K_FRAME && !h_ok;
   assign st_valid_o   = r_pop && h_kind == K_FRAME && h_ok && !h_stale;
   assign st_sqn_o     = h_sqn;
@@ -386,6 +390,7 @@ module kite_card_txg #(
       err_q        <= 1'b0;
       fl_q         <= 1'b0;
       cp_q         <= 1'b0;
+      ab_q         <= 1'b0;
       sig_q        <= 1'b0;
       sqn_q        <= '0;
       cqn_q        <= '0;
@@ -429,6 +434,9 @@ module kite_card_txg #(
             err_q       <= 1'b0;
             fl_q        <= d_flush_i || d_cpl_i;
             cp_q        <= d_cpl_i;
+            ab_q        <= 1'b0;
+          end else if (skip && !fl_q && !err_q) begin
+            ab_q        <= 1'b1;
           end
           first_q <= d_last_i && d_ready_o;
           if (!skip) state_q <= S_RSP;
@@ -478,7 +486,7 @@ module kite_card_txg #(
         // The entry joins the retire queue; after a failed read the next
         // WQE waits until the SQ is in ERR (what the queue manager hands on
         // then is flushed).
-        S_PUSH: if (!ret_full) state_q <= err_q && !fl_q ? S_GERR : S_REQ;
+        S_PUSH: if (!ret_full) state_q <= err_q && !fl_q && !ab_q ? S_GERR : S_REQ;
         S_GERR: if (ret_empty && !gerr_q) state_q <= S_REQ;
         default: state_q <= S_REQ;
       endcase
