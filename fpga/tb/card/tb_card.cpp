@@ -255,6 +255,20 @@ struct Bench : card_tb::Env<Vkite_card, MEM> {
         chk.expect(!wait || !m.fw_wq_busy_o, "queue context write drained");
         return n;
     }
+    // An Ethernet SQ of function 0 (doorbell page 0) written RST, then RDY,
+    // as the firmware's CREATE_SQ does; the model's context is @qn's.
+    ctx::wq_ctx &eth_sq(unsigned qn, uint64_t base, unsigned log_size, unsigned log_stride, unsigned cqn,
+                        unsigned port) {
+        ctx::wq_ctx &w = ref.hw.sq[qn];
+        w = ctx::wq_ctx{};
+        w.valid = 1; w.kind = ctx::WQ_ETH; w.base = base; w.log_size = uint8_t(log_size);
+        w.log_stride = uint8_t(log_stride); w.cqn = cqn; w.port = uint8_t(port);
+        w.state = spec::wq_state::RST;
+        fw_wq(false, qn, w);
+        w.state = spec::wq_state::RDY;
+        fw_wq(false, qn, w);
+        return w;
+    }
     void fw_cq_ctx(unsigned cqn, uint64_t base, unsigned fn = 0) {
         m.fw_cq_valid_i = 1;
         m.fw_cq_op_i = 4;  // CQ_CTX
@@ -1624,11 +1638,7 @@ int main(int argc, char **argv) {
                        c1, c0, (unsigned long long)pk);
             b.mem_same("SQ destroyed with frames at a held MAC");
             // A new SQ 1 (ring index 0 again) completes after them.
-            sq.valid = 1; sq.kind = ctx::WQ_ETH; sq.log_size = 4; sq.log_stride = 6; sq.cqn = 1; sq.base = SQB;
-            sq.port = 0; sq.state = spec::wq_state::RST;
-            b.fw_wq(false, 1, sq);
-            sq.state = spec::wq_state::RDY;
-            b.fw_wq(false, 1, sq);
+            b.eth_sq(1, SQB, 4, 6, 1, 0);
             b.tx_wqe(0, 0, {{TXP, 200}});
             sq.pi = 1;
             b.mmio(2, uint32_t(spec::db::SQ), true, (1u << 16) | sq.pi);
@@ -1843,20 +1853,10 @@ int main(int argc, char **argv) {
         constexpr unsigned N = 15, LEN = 9000, STEP = 1000;
         const std::vector<uint8_t> fb = tb::rbytes(rng, STEP * (N - 1) + LEN);
         b.both(TXP, fb.data(), fb.size());
-        sq.valid = 1; sq.kind = ctx::WQ_ETH; sq.log_size = 4; sq.log_stride = 6; sq.cqn = 12; sq.base = SQB;
-        sq.port = 0; sq.fn = 0; sq.db_page = 0; sq.state = spec::wq_state::RST;
-        b.fw_wq(false, 1, sq);
-        sq.state = spec::wq_state::RDY;
-        sq.pi = sq.ci = 0;
-        b.fw_wq(false, 1, sq);
+        b.eth_sq(1, SQB, 4, 6, 12, 0);
         for (unsigned k = 0; k < N; k++)
             b.tx_wqe(uint16_t(k), 0, {{TXP + STEP * k, 4000}, {TXP + STEP * k + 4000, LEN - 4000}});
-        ctx::wq_ctx &s2 = b.ref.hw.sq[2];
-        s2.valid = 1; s2.kind = ctx::WQ_ETH; s2.log_size = 5; s2.log_stride = 6; s2.cqn = 12; s2.base = SQB2;
-        s2.port = 0; s2.fn = 0; s2.db_page = 0; s2.state = spec::wq_state::RST;
-        b.fw_wq(false, 2, s2);
-        s2.state = spec::wq_state::RDY;
-        b.fw_wq(false, 2, s2);
+        ctx::wq_ctx &s2 = b.eth_sq(2, SQB2, 5, 6, 12, 0);
         b.fw_cq_ctx(12, CQC);
         const CqWatch cw1(b.host.mem, CQC), cw9(b.host.mem, b.ref.hw.cq[9].base);
         const unsigned e0 = b.sq_err_n;
@@ -1954,12 +1954,7 @@ int main(int argc, char **argv) {
         b.both(TX4, f4.data(), f4.size());
         for (unsigned k = 0; k < N; k++)
             b.tx_wqe(uint16_t(sq.pi + k), 0, {{TXP + STEP * k, 4000}, {TXP + STEP * k + 4000, LEN - 4000}});
-        ctx::wq_ctx &s4 = b.ref.hw.sq[4];
-        s4.valid = 1; s4.kind = ctx::WQ_ETH; s4.log_size = 3; s4.log_stride = 9; s4.cqn = 12; s4.base = SQB4;
-        s4.port = 0; s4.fn = 0; s4.db_page = 0; s4.state = spec::wq_state::RST;
-        b.fw_wq(false, 4, s4);
-        s4.state = spec::wq_state::RDY;
-        b.fw_wq(false, 4, s4);
+        ctx::wq_ctx &s4 = b.eth_sq(4, SQB4, 3, 9, 12, 0);
         for (unsigned k = 0; k < N4; k++) {
             uint8_t w[512]{};
             w[0] = uint8_t(spec::wqe_opcode::ETH_TX);
