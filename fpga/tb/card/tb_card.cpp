@@ -374,6 +374,13 @@ struct Bench : card_tb::Env<Vkite_card, MEM> {
         both(ring + 64 * (index & 15u), w, 64);
     }
 
+    // SQ 1's WQEs first .. first + n - 1: frames of @len bytes, @step apart
+    // from @buf, in two gather entries (4,000 bytes, then the rest).
+    void two_entry_frames(uint16_t first, unsigned n, uint64_t buf, unsigned step, unsigned len) {
+        for (unsigned k = 0; k < n; k++)
+            tx_wqe(uint16_t(first + k), 0, {{buf + step * k, 4000}, {buf + step * k + 4000, len - 4000}});
+    }
+
     void rss_write(unsigned ctx, uint32_t addr, uint32_t v) {
         m.fw_rss_we_i = 1;
         m.fw_rss_ctx_i = uint8_t(ctx);
@@ -1667,8 +1674,7 @@ int main(int argc, char **argv) {
         b.both(TXP, fb.data(), fb.size());
         // Two entries each (4,000 + 5,000 bytes), so reads wait for room
         // within a WQE too, and the ring's pointers wrap under them.
-        for (unsigned k = 0; k < N; k++)
-            b.tx_wqe(uint16_t(sq.pi + k), 0, {{TXP + STEP * k, 4000}, {TXP + STEP * k + 4000, LEN - 4000}});
+        b.two_entry_frames(sq.pi, N, TXP, STEP, LEN);
         const std::vector<uint8_t> rd = tb::rbytes(rng, 700);
         b.both(RA, rd.data(), rd.size());
         const size_t before = b.tx_frames[0].size();
@@ -1854,8 +1860,7 @@ int main(int argc, char **argv) {
         const std::vector<uint8_t> fb = tb::rbytes(rng, STEP * (N - 1) + LEN);
         b.both(TXP, fb.data(), fb.size());
         b.eth_sq(1, SQB, 4, 6, 12, 0);
-        for (unsigned k = 0; k < N; k++)
-            b.tx_wqe(uint16_t(k), 0, {{TXP + STEP * k, 4000}, {TXP + STEP * k + 4000, LEN - 4000}});
+        b.two_entry_frames(0, N, TXP, STEP, LEN);
         ctx::wq_ctx &s2 = b.eth_sq(2, SQB2, 5, 6, 12, 0);
         b.fw_cq_ctx(12, CQC);
         const CqWatch cw1(b.host.mem, CQC), cw9(b.host.mem, b.ref.hw.cq[9].base);
@@ -1952,8 +1957,7 @@ int main(int argc, char **argv) {
         b.both(TXP, fb.data(), fb.size());
         const std::vector<uint8_t> f4 = tb::rbytes(rng, NS * SL);
         b.both(TX4, f4.data(), f4.size());
-        for (unsigned k = 0; k < N; k++)
-            b.tx_wqe(uint16_t(sq.pi + k), 0, {{TXP + STEP * k, 4000}, {TXP + STEP * k + 4000, LEN - 4000}});
+        b.two_entry_frames(sq.pi, N, TXP, STEP, LEN);
         ctx::wq_ctx &s4 = b.eth_sq(4, SQB4, 3, 9, 12, 0);
         for (unsigned k = 0; k < N4; k++) {
             uint8_t w[512]{};

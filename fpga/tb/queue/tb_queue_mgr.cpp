@@ -173,7 +173,6 @@ struct Bench {
     // p_d_ready entries a cycle, not at all while its port is held (a MAC
     // that takes nothing). The fetch must never offer an entry to a full one.
     static constexpr unsigned QDEPTH = 64, PORT_TAGS = 48;
-    unsigned occ[2] = {0, 0};
     bool hold[2] = {false, false};
     long max_port_infl[2] = {0, 0}, n_held_full = 0, n_other_held = 0, n_wqe_port[2] = {0, 0};
     long n_cpl_port[2] = {0, 0};   // the fetch's completions into each port's queue
@@ -183,6 +182,7 @@ struct Bench {
     // present life is still in a queue: they would overtake its WQEs'.
     struct QEnt { unsigned sqn, life; bool last; };
     std::deque<QEnt> pq[2];
+    unsigned occ(unsigned p) const { return unsigned(pq[p].size()); }
     uint16_t h_seq[2] = {0, 0}, r_seq[2] = {0, 0};
     std::vector<unsigned> life = std::vector<unsigned>(NQ);   // bumped by a reset or disable
     long n_fl_behind = 0, n_fl_cancel = 0, n_fl_cpl = 0, n_rew = 0;
@@ -559,12 +559,11 @@ struct Bench {
     void cycle() {
         // Random ready and DMA completion beats.
         for (unsigned p = 0; p < 2; p++)
-            if (occ[p] && !hold[p] && tb::chance(rng, p_d_ready)) {
-                occ[p]--;
+            if (occ(p) && !hold[p] && tb::chance(rng, p_d_ready)) {
                 r_seq[p] = uint16_t(r_seq[p] + pq[p].front().last);
                 pq[p].pop_front();
             }
-        m.d_free_i = (QDEPTH - occ[0]) | (QDEPTH - occ[1]) << 8;
+        m.d_free_i = (QDEPTH - occ(0)) | (QDEPTH - occ(1)) << 8;
         m.port_h_seq_i = uint32_t(h_seq[0]) | uint32_t(h_seq[1]) << 16;
         m.port_r_seq_i = uint32_t(r_seq[0]) | uint32_t(r_seq[1]) << 16;
         m.d_ready_i = 1;
@@ -591,10 +590,9 @@ struct Bench {
         // (the card's kite_card_txq), which takes them as it takes entries.
         if (m.cq_valid_o && m.cq_fetch_o) {
             const unsigned p = m.cq_port_o;
-            chk.expect(occ[p] < QDEPTH, "port %u: a completion offered to its full queue", p);
+            chk.expect(occ(p) < QDEPTH, "port %u: a completion offered to its full queue", p);
             m.cq_ready_i = 1;
             clk.eval();
-            occ[p]++;
             pq[p].push_back({unsigned(m.cq_qn_o), life[m.cq_qn_o], true});
             h_seq[p]++;
             n_cpl_port[p]++;
@@ -637,13 +635,12 @@ struct Bench {
         if (m.ce_valid_o) ce_seen();
         if (m.d_valid_o) {
             const unsigned p = m.d_port_o;
-            chk.expect(occ[p] < QDEPTH, "port %u: a descriptor offered to its full queue", p);
-            occ[p]++;
+            chk.expect(occ(p) < QDEPTH, "port %u: a descriptor offered to its full queue", p);
             pq[p].push_back({unsigned(m.d_sqn_o), life[m.d_sqn_o], bool(m.d_last_o)});
             h_seq[p] = uint16_t(h_seq[p] + m.d_last_o);
             n_wqe_port[p] += m.d_last_o;
             // Held port 0 without room for a whole WQE: port 1 still moves.
-            if (hold[0] && occ[0] + 30 + 4 >= QDEPTH) {
+            if (hold[0] && occ(0) + 30 + 4 >= QDEPTH) {
                 n_held_full++;
                 n_other_held += p == 1;
             }
@@ -1157,11 +1154,11 @@ int main(int argc, char **argv) {
         const uint64_t took = b.clk.cycle - t0;
         std::printf("[queue] held port: port 0 held with 1,024 WQEs posted: %ld handed on (its queue %u of %u), "
                     "at most %ld fetch tags; port 1's 256 WQEs handed on in %llu cycles, port 0's meanwhile %ld\n",
-                    p0, b.occ[0], Bench::QDEPTH, b.max_port_infl[0], (unsigned long long)took,
+                    p0, b.occ(0), Bench::QDEPTH, b.max_port_infl[0], (unsigned long long)took,
                     b.n_wqe_port[0] - p0);
-        chk.expect(b.max_port_infl[0] == long(Bench::PORT_TAGS) && b.occ[0] + 30 + 4 >= Bench::QDEPTH,
+        chk.expect(b.max_port_infl[0] == long(Bench::PORT_TAGS) && b.occ(0) + 30 + 4 >= Bench::QDEPTH,
                    "held port 0: %ld fetch tags (cap %u), its queue %u of %u", b.max_port_infl[0], Bench::PORT_TAGS,
-                   b.occ[0], Bench::QDEPTH);
+                   b.occ(0), Bench::QDEPTH);
         chk.expect(b.n_wqe_port[1] == 256 && took < 2000, "port 1's 256 WQEs handed on in %llu cycles (%ld)",
                    (unsigned long long)took, b.n_wqe_port[1]);
 
