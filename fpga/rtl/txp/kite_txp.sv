@@ -26,10 +26,22 @@
 //   as 0xffff. The sum sees the IPv4 checksum already filled (the model
 //   computes L3 first): its contribution is corrected arithmetically.
 // * VLAN_INSERT: a tag (0x8100, vlan_tci) after the MAC addresses, last.
+//
+// Input it does not trust (the card's descriptor stage and kite_txp_tso
+// already keep such frames out; this block must not depend on them): a
+// frame longer than MAX_LEN bytes, or with a beat whose keep is empty or not
+// contiguous from lane 0, or a beat before the last that is not full, is
+// dropped whole and counted in drop_cnt_o. Its beats are consumed from the
+// first bad one on without being stored (the ones already stored are given
+// back), so a frame of any length leaves the buffer free and the next frame
+// intact. MAX_LEN defaults to the model's kite::tx_max_frame.
+//
+// m_no_fcs_o: the frame's wqe_eth NO_FCS flag, with each of its beats.
 module kite_txp #(
   parameter int unsigned DATA_W     = 512,
   parameter int unsigned BUF_BEATS  = 512,   // 32 KiB: three 9022-byte frames
-  parameter int unsigned MAX_FRAMES = 32     // frames between input and output
+  parameter int unsigned MAX_FRAMES = 32,    // frames between input and output
+  parameter int unsigned MAX_LEN    = 32'(kite_pkg::MAX_MTU + 14 + 4)
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -45,7 +57,10 @@ module kite_txp #(
   input  logic                m_ready_i,
   output logic [DATA_W-1:0]   m_data_o,
   output logic [DATA_W/8-1:0] m_keep_o,
-  output logic                m_last_o
+  output logic                m_last_o,
+  output logic                m_no_fcs_o,
+
+  output logic [31:0]         drop_cnt_o     // frames dropped (too long, bad keep)
 );
 
   localparam int unsigned NB  = DATA_W / 8;
@@ -61,11 +76,12 @@ module kite_txp #(
   logic [127:0] eth;
   /* verilator lint_on UNUSEDSIGNAL */
   assign eth = s_eth_i;
-  logic       e_l3, e_l4, e_vlan;
+  logic       e_l3, e_l4, e_vlan, e_nofcs;
   logic [15:0] e_start, e_off, e_tci;
   assign e_l3    = eth[0];
   assign e_l4    = eth[1];
   assign e_vlan  = eth[3];
+  assign e_nofcs = eth[4];
   assign e_start = eth[47:32];
   assign e_off   = eth[63:48];
   assign e_tci   = eth[95:80];
@@ -78,7 +94,7 @@ module kite_txp #(
   logic              in_frame_q, bidx1_q;
   logic [PW-1:0]     base_q, len_q;
   logic [DATA_W-1:0] hdr0_q;
-  logic              first, wc, take;
+  logic              first, wc, take, store;
   logic [DATA_W-1:0] d;
   logic [CW-1:0]     cnt;
   logic [AW:0]       wr_ptr_q, rd_ptr_q;
@@ -96,19 +112,30 @@ module kite_txp #(
     end
   end
 
+  // A bad beat drops its frame: the rest is consumed unstored (bad_q).
+  logic              bad_q, beat_bad, drop;
+  logic [AW:0]       fstart_q;            // wr_ptr_q at the frame's first beat
+  logic [PW-1:0]     nlen;
+  assign nlen     = (first ? '0 : len_q) + PW'(cnt);
+  assign beat_bad = s_keep_i == '0 || (s_keep_i & (s_keep_i + 1'b1)) != '0 ||
+                    (!s_last_i && !(&s_keep_i)) || nlen > PW'(MAX_LEN);
+
   // Room for the beat; a new frame also needs a record slot.
-  assign s_ready_o = (wr_ptr_q - rd_ptr_q) < (AW+1)'(BUF_BEATS) &&
-                     (!first || frames_q < (FW+1)'(MAX_FRAMES));
+  assign s_ready_o = bad_q || ((wr_ptr_q - rd_ptr_q) < (AW+1)'(BUF_BEATS) &&
+                               (!first || frames_q < (FW+1)'(MAX_FRAMES)));
   assign take      = s_valid_i && s_ready_o;
+  assign store     = take && !bad_q && !beat_bad;
+  assign drop      = take && !bad_q && beat_bad;
 
   // Per-frame request, latched on the first beat.
-  logic        rq_l3_q, rq_l4_q, rq_vlan_q;
+  logic        rq_l3_q, rq_l4_q, rq_vlan_q, rq_nofcs_q;
   logic [15:0] rq_start_q, rq_off_q, rq_tci_q;
-  logic        rq_l3, rq_l4, rq_vlan;
+  logic        rq_l3, rq_l4, rq_vlan, rq_nofcs;
   logic [15:0] rq_start, rq_off, rq_tci;
   assign rq_l3    = first ? e_l3 : rq_l3_q;
   assign rq_l4    = first ? e_l4 : rq_l4_q;
   assign rq_vlan  = first ? e_vlan : rq_vlan_q;
+  assign rq_nofcs = first ? e_nofcs : rq_nofcs_q;
   assign rq_start = first ? e_start : rq_start_q;
   assign rq_off   = first ? e_off : rq_off_q;
   assign rq_tci   = first ? e_tci : rq_tci_q;
@@ -117,19 +144,27 @@ module kite_txp #(
     if (!rst_ni) begin
       in_frame_q <= 1'b0;
       bidx1_q    <= 1'b0;
+      bad_q      <= 1'b0;
       base_q     <= '0;
       len_q      <= '0;
       wr_ptr_q   <= '0;
+      fstart_q   <= '0;
       frames_q   <= '0;
+      drop_cnt_o <= '0;
     end else begin
       if (take) begin
         in_frame_q <= !s_last_i;
         bidx1_q    <= first && !s_last_i;
+        bad_q      <= !s_last_i && (bad_q || beat_bad);
         base_q     <= (first ? '0 : base_q) + PW'(NB);
-        len_q      <= (first ? '0 : len_q) + PW'(cnt);
-        wr_ptr_q   <= wr_ptr_q + 1'b1;
+        len_q      <= nlen;
       end
-      frames_q <= frames_q + (FW+1)'(take && first) - (FW+1)'(frame_done);
+      if (take && first) fstart_q <= wr_ptr_q;
+      if (store) wr_ptr_q <= wr_ptr_q + 1'b1;
+      else if (drop && !first) wr_ptr_q <= fstart_q;   // give back the frame's stored beats
+      frames_q   <= frames_q + (FW+1)'(store && first) - (FW+1)'(frame_done) -
+                    (FW+1)'(drop && !first);
+      drop_cnt_o <= drop_cnt_o + 32'(drop);
     end
   end
 
@@ -139,6 +174,7 @@ module kite_txp #(
       rq_l3_q    <= e_l3;
       rq_l4_q    <= e_l4;
       rq_vlan_q  <= e_vlan;
+      rq_nofcs_q <= e_nofcs;
       rq_start_q <= e_start;
       rq_off_q   <= e_off;
       rq_tci_q   <= e_tci;
@@ -148,7 +184,7 @@ module kite_txp #(
   // Frame buffer: data, byte count, last.
   logic [DATA_W+CW:0] buf_mem [BUF_BEATS];
   always_ff @(posedge clk_i) begin
-    if (take) buf_mem[wr_ptr_q[AW-1:0]] <= {s_last_i, cnt, d};
+    if (store) buf_mem[wr_ptr_q[AW-1:0]] <= {s_last_i, cnt, d};
   end
 
   // ---------------------------------------------------------------- I1
@@ -156,12 +192,12 @@ module kite_txp #(
   logic [DATA_W-1:0] i1_d_q;
   logic [WIN-1:0]    i1_win_q;
   logic [PW-1:0]     i1_base_q, i1_len_q;
-  logic              i1_l3_q, i1_l4_q, i1_vlan_q;
+  logic              i1_l3_q, i1_l4_q, i1_vlan_q, i1_nofcs_q;
   logic [15:0]       i1_start_q, i1_off_q, i1_tci_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) i1_v_q <= 1'b0;
-    else i1_v_q <= take;
+    else i1_v_q <= store;
   end
 
   always_ff @(posedge clk_i) begin
@@ -175,6 +211,7 @@ module kite_txp #(
     i1_l3_q    <= rq_l3;
     i1_l4_q    <= rq_l4;
     i1_vlan_q  <= rq_vlan;
+    i1_nofcs_q <= rq_nofcs;
     i1_start_q <= rq_start;
     i1_off_q   <= rq_off;
     i1_tci_q   <= rq_tci;
@@ -231,7 +268,7 @@ module kite_txp #(
   logic              i2_v_q, i2_first_q, i2_last_q, i2_wc_q;
   logic [8*18-1:0]   i2_psum_q;
   logic [PW-1:0]     i2_len_q;
-  logic              i2_l3_q, i2_l4_q, i2_vlan_q;
+  logic              i2_l3_q, i2_l4_q, i2_vlan_q, i2_nofcs_q;
   logic [15:0]       i2_start_q, i2_off_q, i2_tci_q;
   logic              i2_v4_q;
   logic [4:0]        i2_l3off_q;
@@ -252,6 +289,7 @@ module kite_txp #(
     i2_l3_q    <= i1_l3_q;
     i2_l4_q    <= i1_l4_q;
     i2_vlan_q  <= i1_vlan_q;
+    i2_nofcs_q <= i1_nofcs_q;
     i2_start_q <= i1_start_q;
     i2_off_q   <= i1_off_q;
     i2_tci_q   <= i1_tci_q;
@@ -293,7 +331,7 @@ module kite_txp #(
   logic              i3_v_q;
   logic [31:0]       i3_acc_q;
   logic [PW-1:0]     i3_len_q;
-  logic              i3_l3_q, i3_l4_q, i3_vlan_q, i3_v4_q;
+  logic              i3_l3_q, i3_l4_q, i3_vlan_q, i3_nofcs_q, i3_v4_q;
   logic [15:0]       i3_start_q, i3_off_q, i3_tci_q, i3_hold_q;
   logic [4:0]        i3_l3off_q;
   logic [20:0]       i3_hsum_q;
@@ -309,6 +347,7 @@ module kite_txp #(
     i3_l3_q    <= i2_l3_q;
     i3_l4_q    <= i2_l4_q;
     i3_vlan_q  <= i2_vlan_q;
+    i3_nofcs_q <= i2_nofcs_q;
     i3_start_q <= i2_start_q;
     i3_off_q   <= i2_off_q;
     i3_tci_q   <= i2_tci_q;
@@ -350,14 +389,14 @@ module kite_txp #(
   end
 
   // Record queue (one entry per frame, LUT RAM).
-  localparam int unsigned MW = 1 + 5 + 16 + 1 + PW + 16 + 1 + 16 + PW;
+  localparam int unsigned MW = 1 + 5 + 16 + 1 + PW + 16 + 1 + 16 + 1 + PW;
   logic [MW-1:0] meta_mem [MAX_FRAMES];
   logic [FW:0]   mwr_q, mrd_q;
   logic [MW-1:0] meta;
   logic          meta_pop;
 
   always_ff @(posedge clk_i) begin
-    if (i3_v_q) meta_mem[mwr_q[FW-1:0]] <= {do3, i3_l3off_q, hnew, do4, p4, l4v, i3_vlan_q, i3_tci_q,
+    if (i3_v_q) meta_mem[mwr_q[FW-1:0]] <= {do3, i3_l3off_q, hnew, do4, p4, l4v, i3_vlan_q, i3_tci_q, i3_nofcs_q,
                                             (i3_len_q + PW'(NB - 1)) >> 6};
   end
   assign meta = meta_mem[mrd_q[FW-1:0]];
@@ -411,7 +450,7 @@ module kite_txp #(
   end
 
   // Patch the checksum fields of the beat in R (L4 wins where they overlap).
-  logic              m_do3, m_do4, m_vlan;
+  logic              m_do3, m_do4, m_vlan, m_nofcs;
   logic [4:0]        m_l3off;
   logic [15:0]       m_hnew, m_l4v, m_tci;
   logic [PW-1:0]     m_p4, d3, d4;
@@ -423,7 +462,7 @@ module kite_txp #(
   logic              r_last;
 
   always_comb begin
-    {m_do3, m_l3off, m_hnew, m_do4, m_p4, m_l4v, m_vlan, m_tci, m_nbeats} = r_meta_q;
+    {m_do3, m_l3off, m_hnew, m_do4, m_p4, m_l4v, m_vlan, m_tci, m_nofcs, m_nbeats} = r_meta_q;
     {r_last, r_cnt, pd} = r_word_q;
     d3 = PW'(m_l3off) + PW'(10) - r_base_q;
     d4 = m_p4 - r_base_q;
@@ -468,6 +507,7 @@ module kite_txp #(
         m_keep_o <= (NB)'((65'd1 << extra_cnt_q) - 65'd1);
         m_last_o <= 1'b1;
       end else if (r_take) begin
+        m_no_fcs_o <= m_nofcs;
         if (!m_vlan) begin
           m_data_o <= pd;
           m_keep_o <= (NB)'((65'd1 << r_cnt) - 65'd1);

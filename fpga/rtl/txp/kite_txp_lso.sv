@@ -4,9 +4,9 @@
 // tx_l4_csum, then tx_vlan_insert on each frame.
 //
 // m_no_fcs_o: the wqe_eth NO_FCS flag of the frame on m_* (every segment of
-// a super-frame keeps it, as the model's emit), for the MAC's FCS stage. It
-// is queued per frame between the segmenter and kite_txp (frames leave
-// kite_txp in order, one per frame in).
+// a super-frame keeps it, as the model's emit), for the MAC's FCS stage;
+// kite_txp carries it in its per-frame record. drop_cnt_o counts the frames
+// either block dropped (kite_txp drops none of kite_txp_tso's output).
 module kite_txp_lso #(
   parameter int unsigned DATA_W = 512
 ) (
@@ -31,12 +31,13 @@ module kite_txp_lso #(
 
   output logic [31:0]         lso_cnt_o,
   output logic [31:0]         seg_cnt_o,
-  output logic [31:0]         drop_cnt_o,
+  output logic [31:0]         drop_cnt_o,    // kite_txp_tso's drops plus kite_txp's
   output logic                v_valid_o,     // kite_txp_tso's verdict per input frame
   output logic                v_ok_o
 );
 
-  logic                t_valid, t_ready, t_last, t_ready_x;
+  logic                t_valid, t_ready, t_last;
+  logic [31:0]         tso_drops, txp_drops;
   logic [DATA_W-1:0]   t_data;
   logic [DATA_W/8-1:0] t_keep;
   logic [127:0]        t_eth;
@@ -44,38 +45,19 @@ module kite_txp_lso #(
   kite_txp_tso #(.DATA_W(DATA_W)) u_tso (
     .clk_i, .rst_ni,
     .s_valid_i, .s_ready_o, .s_data_i, .s_keep_i, .s_last_i, .s_eth_i, .s_len_i, .s_first_len_i,
-    .m_valid_o (t_valid), .m_ready_i (t_ready_x), .m_data_o (t_data), .m_keep_o (t_keep),
+    .m_valid_o (t_valid), .m_ready_i (t_ready), .m_data_o (t_data), .m_keep_o (t_keep),
     .m_last_o  (t_last),  .m_eth_o   (t_eth),
-    .lso_cnt_o, .seg_cnt_o, .drop_cnt_o, .v_valid_o, .v_ok_o
+    .lso_cnt_o, .seg_cnt_o, .drop_cnt_o (tso_drops), .v_valid_o, .v_ok_o
   );
-
-  // NO_FCS per frame; more entries than kite_txp holds frames (MAX_FRAMES).
-  localparam int unsigned NNF = 64;
-  logic [NNF-1:0] nf_q;
-  logic [6:0]     nf_wr_q, nf_rd_q;
-  logic           nf_full;
-  assign nf_full    = (nf_wr_q - nf_rd_q) == 7'(NNF);
-  assign t_ready_x  = t_ready && !nf_full;
-  assign m_no_fcs_o = nf_q[nf_rd_q[5:0]];
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      nf_q    <= '0;
-      nf_wr_q <= '0;
-      nf_rd_q <= '0;
-    end else begin
-      if (t_valid && t_ready_x && t_last) begin
-        nf_q[nf_wr_q[5:0]] <= t_eth[4];   // wqe_eth flags: NO_FCS
-        nf_wr_q <= nf_wr_q + 1'b1;
-      end
-      if (m_valid_o && m_ready_i && m_last_o) nf_rd_q <= nf_rd_q + 1'b1;
-    end
-  end
 
   kite_txp #(.DATA_W(DATA_W)) u_txp (
     .clk_i, .rst_ni,
-    .s_valid_i (t_valid && !nf_full), .s_ready_o (t_ready), .s_data_i (t_data), .s_keep_i (t_keep),
+    .s_valid_i (t_valid), .s_ready_o (t_ready), .s_data_i (t_data), .s_keep_i (t_keep),
     .s_last_i  (t_last),  .s_eth_i   (t_eth),
-    .m_valid_o, .m_ready_i, .m_data_o, .m_keep_o, .m_last_o
+    .m_valid_o, .m_ready_i, .m_data_o, .m_keep_o, .m_last_o, .m_no_fcs_o,
+    .drop_cnt_o (txp_drops)
   );
+
+  assign drop_cnt_o = tso_drops + txp_drops;
 
 endmodule : kite_txp_lso

@@ -4,9 +4,15 @@
 // csum_start/csum_offset, odd starts, out-of-range requests, VLAN_INSERT),
 // random input gaps and output back-pressure. Every output frame is compared
 // byte for byte with the model: kite::tx_l3_csum, kite::tx_l4_csum and
-// kite::tx_vlan_insert applied in the TX pipeline's order. Then throughput
-// (back-to-back frames of 60..9000 bytes, with and without a tag) and latency.
+// kite::tx_vlan_insert applied in the TX pipeline's order, and its NO_FCS
+// flag with the request's. Bad input among them (frames over
+// kite::tx_max_frame, beats with an empty or holed keep, a partial beat before
+// the last) must be dropped whole, counted in drop_cnt_o, and leave the next
+// frame intact; a frame longer than the buffer must be consumed while the
+// output is held. Then throughput (back-to-back frames of 60..9000 bytes,
+// with and without a tag) and latency.
 #include <algorithm>
+#include <cstdlib>
 #include <deque>
 #include <vector>
 
@@ -20,13 +26,20 @@ namespace {
 using Frame = std::vector<uint8_t>;
 void put16(Frame &f, size_t o, uint32_t v) { f[o] = uint8_t(v >> 8); f[o + 1] = uint8_t(v); }
 
+// Ways an input frame can be bad (kite_txp drops each whole).
+enum Bad { GOOD, TOO_LONG, PARTIAL, HOLE, EMPTY, NBAD };
+const char *const bad_name[NBAD] = {"good", "too long", "partial beat before the last", "keep with a hole",
+                                    "empty keep"};
+
 struct Req {
     Frame f;
-    bool l3 = false, l4 = false, vlan = false;
+    bool l3 = false, l4 = false, vlan = false, nofcs = false;
     uint16_t start = 0, off = 0, tci = 0;
+    Bad bad = GOOD;
+    size_t bad_beat = 0;          // the beat whose keep is bad
 };
 
-Req make_req(tb::Rng &r, size_t min_len = 14, size_t max_len = 9022) {
+Req make_req(tb::Rng &r, size_t min_len = 14, size_t max_len = kite::tx_max_frame) {
     using tb::chance;
     using tb::rnd;
     Req q;
@@ -71,6 +84,7 @@ Req make_req(tb::Rng &r, size_t min_len = 14, size_t max_len = 9022) {
     q.l3 = chance(r, 0.6);
     q.l4 = chance(r, 0.7);
     q.vlan = chance(r, 0.4);
+    q.nofcs = chance(r, 0.3);
     q.tci = uint16_t(r());
     q.start = uint16_t(l4);
     q.off = tcp ? 16 : 6;
@@ -88,6 +102,38 @@ Req make_req(tb::Rng &r, size_t min_len = 14, size_t max_len = 9022) {
     return q;
 }
 
+// Makes q bad in one of the ways: longer than kite::tx_max_frame (sometimes
+// longer than the 32 KiB buffer), or one beat's keep malformed.
+void make_bad(tb::Rng &r, Req &q) {
+    q.bad = Bad(tb::rnd(r, TOO_LONG, NBAD - 1));
+    size_t beats = (q.f.size() + 63) / 64;
+    if (q.bad == PARTIAL && beats < 2) q.bad = TOO_LONG;
+    if (q.bad == TOO_LONG) {
+        size_t n = tb::chance(r, 0.1) ? tb::rnd(r, 32768, 40000) : kite::tx_max_frame + tb::rnd(r, 1, 100);
+        Frame tail = tb::rbytes(r, n - std::min(n, q.f.size()));
+        q.f.insert(q.f.end(), tail.begin(), tail.end());
+        return;
+    }
+    q.bad_beat = tb::rnd(r, 0, uint32_t(beats - (q.bad == PARTIAL ? 2 : 1)));
+}
+
+// The keep of beat i (n bytes of the frame in it) as q's badness makes it.
+uint64_t req_keep(tb::Rng &r, const Req &q, size_t i, size_t n) {
+    uint64_t k = tb::keep_mask(n);
+    if (i != q.bad_beat) return k;
+    switch (q.bad) {
+    case PARTIAL: return tb::keep_mask(tb::rnd(r, 1, 63));
+    case EMPTY: return 0;
+    case HOLE: {
+        // At least one byte kept above the hole.
+        size_t top = tb::rnd(r, 2, 64), hole = tb::rnd(r, 0, uint32_t(top - 2));
+        return tb::keep_mask(top) & ~(1ull << hole);
+    }
+    default: return k;
+    }
+}
+
+long cov_bad[NBAD] = {}, cov_huge = 0;
 long cov_l3 = 0, cov_l4 = 0, cov_odd = 0, cov_udp0 = 0, cov_overlap = 0, cov_vlan = 0;
 
 Frame expect(const Req &q) {
@@ -115,6 +161,8 @@ struct Bench {
     tb::Rng &rng;
     tb::FrameSink out;
     std::deque<uint64_t> t_in;
+    std::deque<bool> nofcs;       // each expected frame's NO_FCS
+    long drops = 0;               // bad frames sent
     double p_gap = 0.0, p_ready = 1.0;
     uint64_t lat_min = ~0ull, lat_max = 0;
 
@@ -132,6 +180,11 @@ struct Bench {
             lat_min = std::min(lat_min, lat);
             lat_max = std::max(lat_max, lat);
         }
+        if (chk.expect(!nofcs.empty(), "beat without request")) {
+            chk.expect(bool(m.m_no_fcs_o) == nofcs.front(), "frame %ld: m_no_fcs_o %d, requested %d",
+                       out.frames_out + 1, m.m_no_fcs_o, int(nofcs.front()));
+            if (m.m_last_o) nofcs.pop_front();
+        }
         out.beat(chk, clk.cycle, m.m_data_o, m.m_keep_o, m.m_last_o);
     }
 
@@ -146,9 +199,16 @@ struct Bench {
     }
 
     void send(const Req &q) {
-        out.sb.push_back(expect(q));
+        if (q.bad == GOOD) {
+            out.sb.push_back(expect(q));
+            nofcs.push_back(q.nofcs);
+        }
+        drops += q.bad != GOOD;
+        cov_bad[q.bad]++;
+        cov_huge += q.f.size() > 32768;
         const Frame &f = q.f;
-        uint32_t eth[4] = {uint32_t(q.l3) | uint32_t(q.l4) << 1 | uint32_t(q.vlan) << 3 | (tb::rnd(rng, 0, 1) << 2),
+        uint32_t eth[4] = {uint32_t(q.l3) | uint32_t(q.l4) << 1 | uint32_t(q.vlan) << 3 | (tb::rnd(rng, 0, 1) << 2) |
+                               uint32_t(q.nofcs) << 4,
                            uint32_t(q.start) | uint32_t(q.off) << 16, uint32_t(q.tci) << 16 | uint16_t(rng()),
                            uint32_t(rng())};
         for (size_t off = 0; off < f.size(); off += 64) {
@@ -156,18 +216,24 @@ struct Bench {
             auto beat = tb::rbytes(rng, 64);
             std::copy(f.begin() + long(off), f.begin() + long(off + n), beat.begin());
             tb::put_bytes(m.s_data_i, beat.data(), 64);
-            m.s_keep_i = tb::keep_mask(n);
+            m.s_keep_i = req_keep(rng, q, off / 64, n);
             m.s_last_i = off + n == f.size();
             for (int k = 0; k < 4; k++) m.s_eth_i[k] = off == 0 ? eth[k] : uint32_t(rng());
             while (tb::chance(rng, p_gap)) cycle(false);
-            while (!cycle(true)) {}
+            for (long w = 0; !cycle(true); w++) {
+                if (w == 100000) {
+                    chk.expect(false, "input beat not taken in %ld cycles", w);
+                    std::exit(chk.finish());
+                }
+            }
         }
-        t_in.push_back(clk.cycle);
+        if (q.bad == GOOD) t_in.push_back(clk.cycle);
     }
 
     void drain() {
         for (int i = 0; i < 2000 && !out.sb.empty(); i++) cycle(false);
         chk.expect(out.sb.empty(), "%zu frames never sent", out.sb.size());
+        chk.expect(long(m.drop_cnt_o) == drops, "drop_cnt_o %u, %ld bad frames sent", m.drop_cnt_o, drops);
     }
 };
 
@@ -186,9 +252,34 @@ int main(int argc, char **argv) {
     for (long i = 0; i < iters; i++) {
         b.p_gap = (i % 3 == 0) ? 0.0 : 0.2;
         b.p_ready = (i % 4 == 0) ? 1.0 : 0.6;
-        b.send(make_req(rng));
+        Req q = make_req(rng);
+        if (tb::chance(rng, 0.05)) make_bad(rng, q);
+        b.send(q);
     }
     b.drain();
+    std::printf("[txp] bad input dropped:");
+    for (int k = TOO_LONG; k < NBAD; k++) std::printf(" %s %ld%s", bad_name[k], cov_bad[k], k + 1 < NBAD ? "," : "");
+    std::printf(" (over the 32 KiB buffer %ld)\n", cov_huge);
+    chk.expect(cov_bad[TOO_LONG] > 10 && cov_bad[PARTIAL] > 10 && cov_bad[HOLE] > 10 && cov_bad[EMPTY] > 10 &&
+                   cov_huge > 0,
+               "bad input not covered");
+
+    // A frame longer than the buffer, output held: consumed whole, nothing
+    // sent; the next frame then leaves intact.
+    {
+        b.p_gap = 0.0;
+        b.p_ready = 0.0;
+        Req huge = make_req(rng);
+        huge.f.resize(40000, 0x5a);
+        huge.bad = TOO_LONG;
+        long beats0 = b.out.beats_out;
+        b.send(huge);
+        chk.expect(b.out.beats_out == beats0, "output moved while held");
+        b.p_ready = 1.0;
+        Req next = make_req(rng, 9000, 9000);
+        b.send(next);
+        b.drain();
+    }
     std::printf("[txp] coverage: ipv4 csum %ld, l4 csum %ld (odd start %ld, udp 0 -> ffff %ld, ipv4 field in the "
                 "l4 range %ld), vlan %ld\n", cov_l3, cov_l4, cov_odd, cov_udp0, cov_overlap, cov_vlan);
     chk.expect(cov_l3 > 500 && cov_l4 > 1000 && cov_odd > 20 && cov_udp0 > 5 && cov_overlap > 5 && cov_vlan > 500,
