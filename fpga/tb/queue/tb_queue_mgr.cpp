@@ -173,6 +173,7 @@ struct Bench {
     // p_d_ready entries a cycle, not at all while its port is held (a MAC
     // that takes nothing). The fetch must never offer an entry to a full one.
     static constexpr unsigned QDEPTH = 64, PORT_TAGS = 48;
+    static constexpr unsigned PARK_FIFO = 512;   // kite_qm's per-port parked flushes (NQ)
     bool hold[2] = {false, false};
     long max_port_infl[2] = {0, 0}, n_held_full = 0, n_other_held = 0, n_wqe_port[2] = {0, 0};
     long n_cpl_port[2] = {0, 0};   // the fetch's completions into each port's queue
@@ -1238,9 +1239,41 @@ int main(int argc, char **argv) {
         chk.expect(b.n_wqe_port[1] == w1 + 256 && b.exp_cpl[{false, q1}].size() == e_flush,
                    "held port: port 1's 256 WQEs handed on after the writes (%ld), SQ %u's flush waits", 
                    b.n_wqe_port[1] - w1, q1);
+
+        // Port 0's park FIFO filled (Bench::PARK_FIFO entries: A's and SQ
+        // 1's live ones, the rest SQ D's, each dropped by D's reset but
+        // kept behind A's head). SQ 2's flush takes the last entry: a write
+        // of port 1's SQ C is then taken at once. With the FIFO full, SQ
+        // 3's flush runs in the engine and waits there for port 0, so SQ C's
+        // next write waits too (the fallback). Once port 0 runs, the flush
+        // CQEs of SQs 2 and 3 come after their queued WQEs.
+        const unsigned q2 = b.sqs[2], q3 = b.sqs[3];
+        unsigned parks = 3;   // A, D (dropped), SQ 1
+        uint64_t t_park = 0;
+        while (parks < Bench::PARK_FIFO - 1) {
+            t_park = std::max(t_park, to_state(qd, wq_state::ERR));
+            t_park = std::max(t_park, to_state(qd, wq_state::RST));
+            parks++;
+        }
+        const uint64_t t_2 = to_state(q2, wq_state::ERR), t_c1 = to_state(qc, wq_state::RST);
+        const uint64_t t_3 = to_state(q3, wq_state::ERR), t_c2 = to_state(qc, wq_state::ERR);
+        const size_t e2 = b.exp_cpl[{false, q2}].size(), e3 = b.exp_cpl[{false, q3}].size();
+        std::printf("[queue] held port, park FIFO: %u dropped parks taken in at most %llu cycles each; SQ %u to ERR "
+                    "in %llu (%zu flush CQEs parked, the FIFO's last entry), SQ %u's write then in %llu; SQ %u to ERR "
+                    "in %llu (%zu flush CQEs, FIFO full: waits in the engine), SQ %u's write then waits %llu+ cycles\n",
+                    parks - 3, (unsigned long long)t_park, q2, (unsigned long long)t_2, e2, qc,
+                    (unsigned long long)t_c1, q3, (unsigned long long)t_3, e3, qc, (unsigned long long)t_c2);
+        chk.expect(t_park < 20 && t_2 < 300 && t_3 < 300 && e2 > 0 && e3 > 0,
+                   "held port, park FIFO: writes taken in %llu, %llu and %llu cycles", (unsigned long long)t_park,
+                   (unsigned long long)t_2, (unsigned long long)t_3);
+        chk.expect(t_c1 < 20 && t_c2 >= 5000, "held port, park FIFO: port 1's writes taken in %llu cycles with an "
+                   "entry left and in %llu with it full (expected to wait)", (unsigned long long)t_c1,
+                   (unsigned long long)t_c2);
         b.drain();
         b.check_counters("held port");
-        chk.expect(b.n_wqe_port[0] >= 512 + 4, "port 0's WQEs handed on once it runs (%ld)", b.n_wqe_port[0]);
+        chk.expect(b.occ(0) == 0 && b.exp_cpl[{false, q2}].empty() && b.exp_cpl[{false, q3}].empty(),
+                   "port 0 runs: its queue %u, flush CQEs of SQs %u and %u left %zu and %zu", b.occ(0), q2, q3,
+                   b.exp_cpl[{false, q2}].size(), b.exp_cpl[{false, q3}].size());
     }
 
     // ------------------------------------------------------------ latency
