@@ -653,6 +653,7 @@ void check_wq_err(Bench &b) {
     auto idx = [](bool rq, unsigned qn) { return (rq ? 0u : 512u) + qn; };
     for (int it = 0; it < 100000; it++) {
         uint32_t sum = b.rd(io::WQ_ERR_SUM);
+        const uint64_t c_sum = b.capture_cycle;
         for (unsigned w = 0; w < io::WQ_ERR_WORDS; w++) {
             if (!(sum >> w & 1)) continue;
             uint32_t v = b.rd(io::WQ_ERR + 4 * w);
@@ -672,7 +673,9 @@ void check_wq_err(Bench &b) {
                 std::erase_if(p, [&](uint64_t t) { return t < c; });
             }
         }
-        if (!sum && b.err_next == b.err_plan.size()) break;
+        // Done when the plan is out and an empty sum was read after its
+        // last pulse (one in the sum read's own cycle shows in the next).
+        if (!sum && b.err_next == b.err_plan.size() && b.pulses.back().cycle < c_sum) break;
     }
     b.p_err = 0;
     for (; used < b.pulses.size(); used++) pending[idx(b.pulses[used].rq, b.pulses[used].qn)].push_back(0);
