@@ -198,6 +198,13 @@ int main(int argc, char **argv) {
         b.dlat_hi = tb::chance(rng, 0.5) ? 4 : 60;
         b.round(tb::rnd(rng, 10, 80), int(tb::rnd(rng, 0, 2)));
     }
+    // Then one round that always fills the frame records (the random ones
+    // may not: seed 33 never did): 1-beat frames back to back, decided slowly.
+    b.p_gap = 0.0;
+    b.p_ready = 1.0;
+    b.p_disp = 0.02;
+    b.p_park = 0.0;
+    b.round(80, 0);
     std::printf("[card_rxhold] %zu frames, %ld sent (%ld again after a park), %ld parks, %ld stale, %ld rewinds "
                 "stopped the port, %ld did not (a resume came since the park); %ld cycles with the buffer full, "
                 "%ld with 60+ frames undecided\n",
