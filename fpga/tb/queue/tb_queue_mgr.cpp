@@ -1087,7 +1087,8 @@ int main(int argc, char **argv) {
                     "dropped by a reset; %ld WQEs given back to a written SQ's ring\n", b.n_fl_cpl, b.n_fl_behind,
                     b.n_fl_cancel, b.n_rew);
         chk.expect(b.n_fl_behind > 10 && b.n_fl_cpl > 0, "coverage: flushes behind queued WQEs");
-        chk.expect(b.n_rew > 0, "coverage: WQEs given back to a written SQ's ring");
+        // Rewinds here are by chance (seeds 1..40: 0 to 34 WQEs); the
+        // held-port run below always rewinds and asserts it.
         // (Whether port 1 has work then is the random run's; the held-port
         // run below proves it moves.)
         for (uint32_t s = 1; s <= 7; s++) chk.expect(b.syn_seen[s] > 0, "coverage: no error with syndrome %u", s);
