@@ -15,7 +15,12 @@
 // doorbell or RQ context of the port, the port's PAUSE setting). A resume
 // between park_i and rewind_i counts, so a doorbell that raced the
 // decision is not lost. A rewind waits for the end of a frame being sent,
-// so frames leave whole.
+// so frames leave whole. From the park on, no new frame starts: it would be
+// sent again after the rewind anyway, and were stale frames to fill the
+// buffer while one is being sent, that frame could not end (its beats find
+// no room, the rewind waits for its end, and no commit comes before it).
+// So the buffer never holds more than the frames the card had taken before
+// the park plus one frame.
 //
 // Frames come packed from lane 0, every beat but the last full, so a beat
 // is stored as its data, a byte count and last. DEPTH covers a port's share
@@ -54,7 +59,7 @@ module kite_card_rxhold #(
   logic [EW-1:0] mem [DEPTH];
   logic [AW:0]   wr_q, rd_q, cm_q;         // rd_q is also the address after the beat in out_q
   logic [EW-1:0] out_q;
-  logic          ov_q, mid_q, pend_q, blk_q, seen_q, ep_q;
+  logic          ov_q, mid_q, pend_q, pk_q, blk_q, seen_q, ep_q;
   logic [AW:0]   ef_mem [NF];               // end of each frame sent and undecided
   logic [FW:0]   ef_wr_q, ef_rd_q;
 
@@ -67,14 +72,14 @@ module kite_card_rxhold #(
   assign s_ready_o = (wr_q - cm_q) != (AW + 1)'(DEPTH);
   always_ff @(posedge clk_i) if (s_valid_i && s_ready_o) mem[wr_q[AW-1:0]] <= {s_last_i, s_cnt, s_data_i};
 
-  // A new frame starts only when the rewind is not pending and its end
+  // A new frame starts only when no park waits for its rewind and its end
   // can be recorded.
   logic ef_full, hold, rd_en, m_go, do_rewind;
   assign ef_full   = (ef_wr_q - ef_rd_q) == (FW + 1)'(NF);
-  assign hold      = !mid_q && (pend_q || ef_full);
+  assign hold      = !mid_q && (pk_q || pend_q || ef_full);
   assign m_valid_o = ov_q && !hold;
   assign m_go      = m_valid_o && m_ready_i;
-  assign rd_en     = rd_q != wr_q && !blk_q && !(pend_q && !mid_q) && (!ov_q || m_go);
+  assign rd_en     = rd_q != wr_q && !blk_q && !((pk_q || pend_q) && !mid_q) && (!ov_q || m_go);
   assign do_rewind = pend_q && !mid_q;
 
   logic [6:0] o_cnt;
@@ -97,6 +102,7 @@ module kite_card_rxhold #(
       ov_q    <= 1'b0;
       mid_q   <= 1'b0;
       pend_q  <= 1'b0;
+      pk_q    <= 1'b0;
       blk_q   <= 1'b0;
       seen_q  <= 1'b0;
       ep_q    <= 1'b0;
@@ -112,6 +118,7 @@ module kite_card_rxhold #(
       if (park_i) seen_q <= resume_i;
       else if (resume_i) seen_q <= 1'b1;
       if (blk_q && resume_i) blk_q <= 1'b0;
+      if (park_i) pk_q <= 1'b1;
       if (rewind_i) pend_q <= 1'b1;
       if (do_rewind) begin
         // The parked frame is the oldest undecided (no commit now).
@@ -121,6 +128,7 @@ module kite_card_rxhold #(
         ef_wr_q <= ef_rd_q + FW'(commit_i);
         blk_q   <= !(seen_q || resume_i);
         pend_q  <= 1'b0;
+        pk_q    <= 1'b0;
       end else begin
         if (m_go && m_last_o) ef_wr_q <= ef_wr_q + 1'b1;
         if (rd_en) begin
