@@ -41,9 +41,9 @@ struct Bench {
     size_t exp_idx = 0;             // the frame the buffer must send next
     bool last_ep = false;
     size_t parked = SIZE_MAX;       // index of the last parked frame
-    struct Out { size_t idx; bool ep; };
+    struct Out { size_t idx; bool ep; size_t beats; };
     std::deque<Out> undecided;      // sent, not dispatched yet
-    size_t und_beats = 0;           // their beats
+    size_t und_beats = 0;           // the sum of their beats
     // The card holds at most this many beats of a port's frames between
     // the buffer and dispatch (kite_rx_dma's 512-beat frame buffer and the
     // parser's stages), so the bench takes no more.
@@ -87,7 +87,7 @@ struct Bench {
         if (!undecided.empty() && tb::chance(rng, p_disp)) {
             Out o = undecided.front();
             undecided.pop_front();
-            und_beats -= (in[o.idx].size() + 63) / 64;
+            und_beats -= o.beats;
             if (o.ep != dep) {
                 stale++;
             } else {
@@ -164,8 +164,9 @@ struct Bench {
         if (inject && sent == 100) e[0] ^= 1;  // deliberate mismatch (--inject)
         chk.expect(cur == e, "frame %ld out (%zu bytes) is input frame %zu (%zu bytes)", sent, cur.size(), exp_idx,
                    e.size());
-        undecided.push_back({exp_idx, cur_ep});
-        und_beats += (cur.size() + 63) / 64;
+        const size_t beats = (cur.size() + 63) / 64;
+        undecided.push_back({exp_idx, cur_ep, beats});
+        und_beats += beats;
         exp_idx++;
         sent++;
         cur.clear();
