@@ -230,8 +230,9 @@ module kite_card #(
 );
   localparam int unsigned QW   = $clog2(NQ);
   localparam int unsigned PW   = $clog2(NPORT);
-  localparam int unsigned NTAG = 64;
+  localparam int unsigned NTAG = 128;   // WQE fetch tags: read ids 0..NTAG-1
   localparam int unsigned TW   = $clog2(NTAG);
+  localparam logic [7:0]  RD_ID_RX = 8'h80, RD_ID_TXG = 8'ha0, RD_ID_FW = 8'hc0;
 
   // ============================================================== PCIe
   logic         rd_req_valid, rd_req_ready, rd_rsp_valid, rd_rsp_ready, rd_rsp_last, rd_rsp_err;
@@ -997,7 +998,7 @@ module kite_card #(
     end
   end
 
-  kite_rx_dma #(.NQ(NQ), .FN_W(FN_W), .RD_ID(8'h40), .WR_ID(8'h00)) u_rx_dma (
+  kite_rx_dma #(.NQ(NQ), .FN_W(FN_W), .RD_ID(RD_ID_RX), .WR_ID(8'h00)) u_rx_dma (
     .clk_i, .rst_ni,
     .cfg_valid_i(fw_wq_take && fw_wq_rq_i), .cfg_qn_i(fw_wq_qn_i), .cfg_en_i(fw_wq_en_i),
     .cfg_state_i(fw_wq_state_i), .cfg_fn_i(fw_wq_fn_i), .cfg_log_size_i(fw_wq_log_size_i),
@@ -1040,9 +1041,11 @@ module kite_card #(
   end
 
   // ============================================================== DMA reads
-  // Fixed priority: WQE fetch, RX WQE, TX gather by port, firmware (id
-  // 0xc0). Responses go back by id. Each carries the function of the queue
-  // (or firmware request) it is for.
+  // Fixed priority: WQE fetch, RX WQE, TX gather by port, firmware. Read
+  // ids: the fetch's tags 0x00..0x7f (id[7] clear), RX WQE 0x80 (RD_ID_RX),
+  // gather 0xa0 | port (RD_ID_TXG), firmware 0xc0 (RD_ID_FW). Responses go
+  // back by id. Each carries the function of the queue (or firmware
+  // request) it is for.
   always_comb begin
     rd_req_valid = 1'b0;
     rd_req_id    = '0;
@@ -1069,21 +1072,21 @@ module kite_card #(
       x_rd_ready   = rd_req_ready;
     end else if (|g_rd_valid) begin
       rd_req_valid = 1'b1;
-      rd_req_id    = 8'h80 | 8'(g_rd_sel);
+      rd_req_id    = RD_ID_TXG | 8'(g_rd_sel);
       rd_req_fn    = 8'(g_rd_fn[g_rd_sel*FN_W +: FN_W]);
       rd_req_addr  = g_rd_addr[g_rd_sel*64 +: 64];
       rd_req_len   = g_rd_len[g_rd_sel*16 +: 16];
       g_rd_ready[g_rd_sel] = rd_req_ready;
     end else if (fw_rd_valid_i) begin
       rd_req_valid  = 1'b1;
-      rd_req_id     = 8'hc0;
+      rd_req_id     = RD_ID_FW;
       rd_req_fn     = 8'(fw_rd_fn_i);
       rd_req_addr   = fw_rd_addr_i;
       rd_req_len    = fw_rd_len_i;
       fw_rd_ready_o = rd_req_ready;
     end
   end
-  assign fw_rd_rsp_valid_o = rd_rsp_valid && rd_rsp_id == 8'hc0;
+  assign fw_rd_rsp_valid_o = rd_rsp_valid && rd_rsp_id == RD_ID_FW;
   assign fw_rd_rsp_data_o  = rd_rsp_data;
   assign fw_rd_rsp_keep_o  = rd_rsp_keep;
   assign fw_rd_rsp_last_o  = rd_rsp_last;
@@ -1092,14 +1095,14 @@ module kite_card #(
   assign unused_rdfn = ^{x_rqerr_write, d_nsge, d_flush};
 
   always_comb begin
-    f_cpl_valid = rd_rsp_valid && rd_rsp_id[7:6] == 2'b00;
-    x_rsp_valid = rd_rsp_valid && rd_rsp_id[7:6] == 2'b01;
-    rd_rsp_ready = rd_rsp_id[7:6] == 2'b00 || (rd_rsp_id[7:6] == 2'b01 && x_rsp_ready);
+    f_cpl_valid = rd_rsp_valid && !rd_rsp_id[7];
+    x_rsp_valid = rd_rsp_valid && rd_rsp_id == RD_ID_RX;
+    rd_rsp_ready = !rd_rsp_id[7] || (rd_rsp_id == RD_ID_RX && x_rsp_ready);
     for (int p = 0; p < NPORT; p++) begin
-      g_rsp_valid[p] = rd_rsp_valid && rd_rsp_id == (8'h80 | 8'(p));
-      if (rd_rsp_id == (8'h80 | 8'(p))) rd_rsp_ready = g_rsp_ready[p];
+      g_rsp_valid[p] = rd_rsp_valid && rd_rsp_id == (RD_ID_TXG | 8'(p));
+      if (rd_rsp_id == (RD_ID_TXG | 8'(p))) rd_rsp_ready = g_rsp_ready[p];
     end
-    if (rd_rsp_id == 8'hc0) rd_rsp_ready = 1'b1;  // the firmware takes every beat
+    if (rd_rsp_id == RD_ID_FW) rd_rsp_ready = 1'b1;  // the firmware takes every beat
   end
 
   // ============================================================== CQ/EQ

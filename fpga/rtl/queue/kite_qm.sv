@@ -66,7 +66,7 @@ module kite_qm #(
   parameter int unsigned NQ    = 512,
   parameter int unsigned FN_W  = 5,
   parameter int unsigned NPORT = 2,
-  parameter int unsigned NTAG  = 64,    // fetch tags (credit for picks)
+  parameter int unsigned NTAG  = 128,   // fetch tags (credit for picks)
   parameter int unsigned SQ_DEPTH = 16,  // WQEs of one SQ in flight, 1..NTAG
   // Fetch tags one port may hold (all of them with one port).
   parameter int unsigned PORT_TAGS = NPORT > 1 ? NTAG - NTAG / 4 : NTAG

@@ -63,7 +63,7 @@ module kite_qm_fetch #(
   parameter int unsigned NQ    = 512,
   parameter int unsigned FN_W  = 5,
   parameter int unsigned NPORT = 2,
-  parameter int unsigned NTAG  = 64
+  parameter int unsigned NTAG  = 128
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,
@@ -151,8 +151,12 @@ module kite_qm_fetch #(
 
   // ---------------------------------------------------------------- tags
   localparam logic [1:0] T_FREE = 2'd0, T_REQ = 2'd1, T_WAIT = 2'd2, T_DONE = 2'd3;
-  logic [1:0]       t_st   [NTAG];
-  logic             t_err  [NTAG];
+  // State written in loops over all tags is one flat vector per field
+  // (tag i at [W*i +: W]): Verilator 5.006 does not unroll a loop of more
+  // than 64 non-blocking writes to an unpacked array, and yosys 0.23 takes
+  // no multi-dimensional packed arrays.
+  logic [2*NTAG-1:0] t_st;
+  logic [NTAG-1:0]  t_err;
   logic [3:0]       t_nb   [NTAG];   // beats received
   logic [QN_W-1:0]  t_sqn  [NTAG];
   logic [FN_W-1:0]  t_fn   [NTAG];
@@ -163,15 +167,15 @@ module kite_qm_fetch #(
   logic [9:0]       t_len  [NTAG];   // bytes of the next request
   logic             t_ph2  [NTAG];   // the request is a WQE's second part
   logic [3:0]       t_lstr [NTAG];
-  logic [NTAG-1:0]  t_old  [NTAG];   // older tags of the same SQ before the checker
+  logic [NTAG*NTAG-1:0] t_old;       // older tags of the same SQ before the checker
   logic [NTAG-1:0]  t_past;          // left the checker (in the output register)
 
   logic [NTAG-1:0] is_free, is_req, is_done;
   always_comb begin
     for (int i = 0; i < NTAG; i++) begin
-      is_free[i] = t_st[i] == T_FREE;
-      is_req[i]  = t_st[i] == T_REQ;
-      is_done[i] = t_st[i] == T_DONE;
+      is_free[i] = t_st[2*i +: 2] == T_FREE;
+      is_req[i]  = t_st[2*i +: 2] == T_REQ;
+      is_done[i] = t_st[2*i +: 2] == T_DONE;
     end
   end
 
@@ -262,7 +266,7 @@ module kite_qm_fetch #(
     if (rel) rel_mask[k_tag_q] = 1'b1;
     for (int i = 0; i < NTAG; i++) begin
       rew[i]     = rew_q && t_sqn[i] == rew_sqn_q;
-      chk_ok[i]  = is_done[i] && (t_old[i] & ~rel_mask) == '0 && (d_room[t_port[i]] || rew[i]);
+      chk_ok[i]  = is_done[i] && (t_old[NTAG*i +: NTAG] & ~rel_mask) == '0 && (d_room[t_port[i]] || rew[i]);
       same_sq[i] = !is_free[i] && !t_past[i] && !rel_mask[i] && t_sqn[i] == pick_sqn_i;
     end
   end
@@ -497,30 +501,22 @@ module kite_qm_fetch #(
       req_ptr_q <= '0;
       chk_ptr_q <= '0;
       t_past    <= '0;
-      for (int i = 0; i < NTAG; i++) begin
-        t_st[i]  <= T_FREE;
-        t_err[i] <= 1'b0;
-        t_nb[i]  <= '0;
-        t_old[i] <= '0;
-      end
+      t_st      <= {NTAG{T_FREE}};
+      t_err     <= '0;
     end else begin
-      for (int i = 0; i < NTAG; i++) t_old[i] <= t_old[i] & ~rel_mask;
       if (handoff) t_past[k_tag_q] <= 1'b1;
       if (pick_valid_i) begin
-        t_st[alloc[TW-1:0]]   <= T_REQ;
+        t_st[{alloc[TW-1:0], 1'b0} +: 2] <= T_REQ;
         t_err[alloc[TW-1:0]]  <= 1'b0;
-        t_nb[alloc[TW-1:0]]   <= '0;
-        t_old[alloc[TW-1:0]]  <= same_sq;
         t_past[alloc[TW-1:0]] <= 1'b0;
       end
       if (rd_valid_o && rd_ready_i) begin
-        t_st[req[TW-1:0]] <= T_WAIT;
+        t_st[{req[TW-1:0], 1'b0} +: 2] <= T_WAIT;
         req_ptr_q         <= req[TW-1:0];
       end
       if (rd_cpl_valid_i) begin
-        t_nb[rd_cpl_tag_i] <= t_nb[rd_cpl_tag_i] + 4'd1;
         if (rd_cpl_err_i) t_err[rd_cpl_tag_i] <= 1'b1;
-        if (rd_cpl_last_i || rd_cpl_err_i) t_st[rd_cpl_tag_i] <= T_DONE;
+        if (rd_cpl_last_i || rd_cpl_err_i) t_st[{rd_cpl_tag_i, 1'b0} +: 2] <= T_DONE;
       end
 
       case (k_q)
@@ -592,12 +588,12 @@ module kite_qm_fetch #(
         default: ;  // K_CPL, K_DONE, K_REW: wait for fin
       endcase
 
-      if (ph2_req) t_st[k_tag_q] <= T_REQ;
+      if (ph2_req) t_st[{k_tag_q, 1'b0} +: 2] <= T_REQ;
       if (fin) begin
-        t_st[k_tag_q] <= T_FREE;
+        t_st[{k_tag_q, 1'b0} +: 2] <= T_FREE;
         k_q <= K_IDLE;
       end
-      if (o_fin) t_st[o_tag_q] <= T_FREE;
+      if (o_fin) t_st[{o_tag_q, 1'b0} +: 2] <= T_FREE;
       if (handoff) begin
         o_valid_q <= 1'b1;
         o_i_q     <= 1'b0;
@@ -610,14 +606,17 @@ module kite_qm_fetch #(
       if (pick_next) begin
         k_tag_q   <= chk[TW-1:0];
         chk_ptr_q <= chk[TW-1:0];
-        t_st[chk[TW-1:0]] <= T_WAIT;   // held by the checker until its fin
+        t_st[{chk[TW-1:0], 1'b0} +: 2] <= T_WAIT;   // held by the checker until its fin
         k_q       <= rew[chk[TW-1:0]] ? K_REW : K_HDR;
       end
     end
   end
 
-  // Tag fields, written at allocation and for a second request.
+  // Tag fields, written at allocation and for a second request; the beat
+  // counts and order masks too (a tag's are set before it is used).
   always_ff @(posedge clk_i) begin
+    for (int i = 0; i < NTAG; i++) t_old[NTAG*i +: NTAG] <= t_old[NTAG*i +: NTAG] & ~rel_mask;
+    if (rd_cpl_valid_i) t_nb[rd_cpl_tag_i] <= t_nb[rd_cpl_tag_i] + 4'd1;
     if (ph2_req) begin
       t_addr[k_tag_q] <= t_addr[k_tag_q] + 64'd64;
       t_len[k_tag_q]  <= ph2_len;
@@ -633,6 +632,8 @@ module kite_qm_fetch #(
       t_len[alloc[TW-1:0]]  <= 10'd64;
       t_ph2[alloc[TW-1:0]]  <= 1'b0;
       t_lstr[alloc[TW-1:0]] <= pick_log_stride_i;
+      t_nb[alloc[TW-1:0]]   <= '0;
+      t_old[NTAG*alloc[TW-1:0] +: NTAG] <= same_sq;
     end
   end
 

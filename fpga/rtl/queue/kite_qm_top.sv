@@ -7,7 +7,7 @@ module kite_qm_top #(
   parameter int unsigned FN_W  = 5,
   parameter int unsigned NQ    = 512,
   parameter int unsigned NPORT = 2,
-  parameter int unsigned NTAG  = 64,
+  parameter int unsigned NTAG  = 128,
   parameter int unsigned SQ_DEPTH = 16    // WQEs of one SQ in flight in the fetch
 ) (
   input  logic                      clk_i,
