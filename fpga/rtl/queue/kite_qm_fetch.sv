@@ -17,11 +17,13 @@
 // until its WQE has been handed on or completed.
 //
 // Order: the queue manager may have several WQEs of one SQ in flight, and
-// their reads complete in any order. Each tag records which tags of the same
-// SQ were picked before it and have not left the checker yet (t_old); the
-// checker takes a read tag only when that set is empty, so the WQEs of one
-// SQ are checked, handed on and finished in ring order, and other SQs pass
-// a slow read. A WQE of an SQ that is in ERR by the time it leaves
+// their reads complete in any order. Each tag records the tag its SQ picked
+// just before it (t_pred, from the SQ's last_q entry) when that one has not
+// left the checker yet (t_wp); the checker takes a read tag only once its
+// predecessor has left, so the WQEs of one SQ are checked, handed on and
+// finished in ring order (a chain: each waits for the one before), and
+// other SQs pass a slow read. One link per tag, not a set of older tags:
+// 128 x 7 bits instead of a 128 x 128 matrix. A WQE of an SQ that is in ERR by the time it leaves
 // (sq_err_i, asked for d_sqn_o) completes as ERROR / WR_FLUSH_ERR at its
 // ring index without counters or done_err_o, as the queue manager's flush
 // would have completed it; a good descriptor goes on with the gather's
@@ -167,8 +169,10 @@ module kite_qm_fetch #(
   logic [9:0]       t_len  [NTAG];   // bytes of the next request
   logic             t_ph2  [NTAG];   // the request is a WQE's second part
   logic [3:0]       t_lstr [NTAG];
-  logic [NTAG*NTAG-1:0] t_old;       // older tags of the same SQ before the checker
+  logic [TW-1:0]    t_pred [NTAG];   // the SQ's tag picked just before it
+  logic [NTAG-1:0]  t_wp;            // t_pred has not left the checker yet
   logic [NTAG-1:0]  t_past;          // left the checker (in the output register)
+  logic [TW-1:0]    last_q [NQ];     // each SQ's last picked tag (LUT RAM)
 
   logic [NTAG-1:0] is_free, is_req, is_done;
   always_comb begin
@@ -250,7 +254,7 @@ module kite_qm_fetch #(
   // The checker's tag leaves it in this cycle (rel): younger WQEs of its SQ
   // may be taken in the same cycle.
   logic            rel;
-  logic [NTAG-1:0] rel_mask, chk_ok, same_sq, rew;
+  logic [NTAG-1:0] chk_ok, rew;
   logic [NPORT-1:0] d_room;   // see below
   // Registered: a write is taken only with none of its SQ's tags left, so
   // the cycle after it no tag of the SQ exists yet.
@@ -262,14 +266,19 @@ module kite_qm_fetch #(
   end
   always_ff @(posedge clk_i) rew_sqn_q <= rew_sqn_i;
   always_comb begin
-    rel_mask = '0;
-    if (rel) rel_mask[k_tag_q] = 1'b1;
     for (int i = 0; i < NTAG; i++) begin
-      rew[i]     = rew_q && t_sqn[i] == rew_sqn_q;
-      chk_ok[i]  = is_done[i] && (t_old[NTAG*i +: NTAG] & ~rel_mask) == '0 && (d_room[t_port[i]] || rew[i]);
-      same_sq[i] = !is_free[i] && !t_past[i] && !rel_mask[i] && t_sqn[i] == pick_sqn_i;
+      rew[i]    = rew_q && t_sqn[i] == rew_sqn_q;
+      chk_ok[i] = is_done[i] && !(t_wp[i] && !(rel && t_pred[i] == k_tag_q)) && (d_room[t_port[i]] || rew[i]);
     end
   end
+  // The picked SQ's previous tag is still before the checker: live, not
+  // past it, not leaving it now, and still the SQ's (a tag that left may
+  // have been taken by another SQ since; no tag of an SQ is live before
+  // its first pick has written last_q).
+  logic [TW-1:0] prev;
+  logic          prev_live;
+  assign prev      = last_q[pick_sqn_i];
+  assign prev_live = !is_free[prev] && !t_past[prev] && !(rel && k_tag_q == prev) && t_sqn[prev] == pick_sqn_i;
   assign chk = rr_pick(chk_ok, chk_ptr_q);
 
   // Gather entries 4b-2 .. 4b+1 are the lanes of beat b. In K_HDR rdata is
@@ -503,12 +512,15 @@ module kite_qm_fetch #(
       t_past    <= '0;
       t_st      <= {NTAG{T_FREE}};
       t_err     <= '0;
+      t_wp      <= '0;
     end else begin
       if (handoff) t_past[k_tag_q] <= 1'b1;
+      for (int i = 0; i < NTAG; i++) if (rel && t_pred[i] == k_tag_q) t_wp[i] <= 1'b0;
       if (pick_valid_i) begin
         t_st[{alloc[TW-1:0], 1'b0} +: 2] <= T_REQ;
         t_err[alloc[TW-1:0]]  <= 1'b0;
         t_past[alloc[TW-1:0]] <= 1'b0;
+        t_wp[alloc[TW-1:0]]   <= prev_live;
       end
       if (rd_valid_o && rd_ready_i) begin
         t_st[{req[TW-1:0], 1'b0} +: 2] <= T_WAIT;
@@ -613,9 +625,8 @@ module kite_qm_fetch #(
   end
 
   // Tag fields, written at allocation and for a second request; the beat
-  // counts and order masks too (a tag's are set before it is used).
+  // counts too (set at allocation, before a tag is used).
   always_ff @(posedge clk_i) begin
-    for (int i = 0; i < NTAG; i++) t_old[NTAG*i +: NTAG] <= t_old[NTAG*i +: NTAG] & ~rel_mask;
     if (rd_cpl_valid_i) t_nb[rd_cpl_tag_i] <= t_nb[rd_cpl_tag_i] + 4'd1;
     if (ph2_req) begin
       t_addr[k_tag_q] <= t_addr[k_tag_q] + 64'd64;
@@ -633,7 +644,8 @@ module kite_qm_fetch #(
       t_ph2[alloc[TW-1:0]]  <= 1'b0;
       t_lstr[alloc[TW-1:0]] <= pick_log_stride_i;
       t_nb[alloc[TW-1:0]]   <= '0;
-      t_old[NTAG*alloc[TW-1:0] +: NTAG] <= same_sq;
+      t_pred[alloc[TW-1:0]] <= prev;
+      last_q[pick_sqn_i]    <= alloc[TW-1:0];
     end
   end
 

@@ -1148,6 +1148,11 @@ int main(int argc, char **argv) {
             b.m.db_valid_i = 0;
         };
         b.hold[0] = true;
+        // SQ P1's first WQE leaves its tag (the lowest) to port 0's SQs, which
+        // then hold it: P1's later WQEs must not wait for it (last_q names
+        // a tag another SQ holds by then).
+        ring(SQ_P1, 1);
+        for (int i = 0; i < 200; i++) b.cycle();
         ring(SQ_A, 4);
         for (int i = 0; i < 200; i++) b.cycle();
         const long a_queued = b.sq_entries(b.sqs[SQ_A]);
