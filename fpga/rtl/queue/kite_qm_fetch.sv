@@ -275,9 +275,15 @@ module kite_qm_fetch #(
   // past it, not leaving it now, and still the SQ's (a tag that left may
   // have been taken by another SQ since; no tag of an SQ is live before
   // its first pick has written last_q).
-  logic [TW-1:0] prev;
-  logic          prev_live;
-  assign prev      = last_q[pick_sqn_i];
+  // last_q is written the cycle after the pick, from a register, so it is
+  // a simple dual-port LUT RAM (yosys 0.23 fails to map a 512-deep
+  // single-port one); a pick of the same SQ in that cycle reads the register.
+  logic            lw_q;
+  logic [QN_W-1:0] lw_sqn_q;
+  logic [TW-1:0]   lw_tag_q;
+  logic [TW-1:0]   prev;
+  logic            prev_live;
+  assign prev      = lw_q && lw_sqn_q == pick_sqn_i ? lw_tag_q : last_q[pick_sqn_i];
   assign prev_live = !is_free[prev] && !t_past[prev] && !(rel && k_tag_q == prev) && t_sqn[prev] == pick_sqn_i;
   assign chk = rr_pick(chk_ok, chk_ptr_q);
 
@@ -513,7 +519,9 @@ module kite_qm_fetch #(
       t_st      <= {NTAG{T_FREE}};
       t_err     <= '0;
       t_wp      <= '0;
+      lw_q      <= 1'b0;
     end else begin
+      lw_q <= pick_valid_i;
       if (handoff) t_past[k_tag_q] <= 1'b1;
       for (int i = 0; i < NTAG; i++) if (rel && t_pred[i] == k_tag_q) t_wp[i] <= 1'b0;
       if (pick_valid_i) begin
@@ -645,8 +653,10 @@ module kite_qm_fetch #(
       t_lstr[alloc[TW-1:0]] <= pick_log_stride_i;
       t_nb[alloc[TW-1:0]]   <= '0;
       t_pred[alloc[TW-1:0]] <= prev;
-      last_q[pick_sqn_i]    <= alloc[TW-1:0];
     end
+    lw_sqn_q <= pick_sqn_i;
+    lw_tag_q <= alloc[TW-1:0];
+    if (lw_q) last_q[lw_sqn_q] <= lw_tag_q;
   end
 
   // Tags held per port: taken at a pick, given back at fin / o_fin.
