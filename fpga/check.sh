@@ -104,7 +104,7 @@ result "lint top (kite_top, the U250 board top, with the IP's declared ports)" $
 if [ $quick -eq 0 ]; then
     # Two synthesis jobs at a time (the machine has 2 cores); each writes its
     # exit status next to its log, reported in block order afterwards. The
-    # slowest start first (minutes from empty caches: txp_lso 15, queue 6,
+    # slowest start first (minutes from empty caches: txp_lso 15, queue 12,
     # rx_dma 5, rx_steer and rxp 2, the rest 1 or less), so that neither
     # core waits for one long job at the end.
     slow=(txp_lso queue rx_dma rx_steer rxp)

@@ -22,12 +22,12 @@
 // left the checker yet (t_wp); the checker takes a read tag only once its
 // predecessor has left, so the WQEs of one SQ are checked, handed on and
 // finished in ring order (a chain: each waits for the one before), and
-// other SQs pass a slow read. One link per tag, not a set of older tags:
-// 128 x 7 bits instead of a 128 x 128 matrix. A WQE of an SQ that is in ERR by the time it leaves
-// (sq_err_i, asked for d_sqn_o) completes as ERROR / WR_FLUSH_ERR at its
-// ring index without counters or done_err_o, as the queue manager's flush
-// would have completed it; a good descriptor goes on with the gather's
-// d_flush, which flushes it.
+// other SQs pass a slow read. One link per tag, not the set of older tags
+// (NTAG x log2(NTAG) bits, not an NTAG x NTAG matrix).
+// A WQE of an SQ that is in ERR by the time it leaves (sq_err_i, asked for
+// d_sqn_o) completes as ERROR / WR_FLUSH_ERR at its ring index without
+// counters or done_err_o, as the queue manager's flush would have completed
+// it; a good descriptor goes on with the gather's d_flush, which flushes it.
 //
 // Checks, in the model's order (the first that fails decides):
 //   DMA error                     ERROR LOC_PROT_ERR  TXE_DMA, wqe_index = ci
@@ -153,10 +153,10 @@ module kite_qm_fetch #(
 
   // ---------------------------------------------------------------- tags
   localparam logic [1:0] T_FREE = 2'd0, T_REQ = 2'd1, T_WAIT = 2'd2, T_DONE = 2'd3;
-  // State written in loops over all tags is one flat vector per field
-  // (tag i at [W*i +: W]): Verilator 5.006 does not unroll a loop of more
-  // than 64 non-blocking writes to an unpacked array, and yosys 0.23 takes
-  // no multi-dimensional packed arrays.
+  // Reset state (t_st, t_err, t_wp) is one flat vector per field (tag i at
+  // [W*i +: W]): Verilator 5.006 does not unroll a loop of more than 64
+  // non-blocking writes to an unpacked array, and yosys 0.23 takes no
+  // multi-dimensional packed arrays.
   logic [2*NTAG-1:0] t_st;
   logic [NTAG-1:0]  t_err;
   logic [3:0]       t_nb   [NTAG];   // beats received
@@ -271,10 +271,6 @@ module kite_qm_fetch #(
       chk_ok[i] = is_done[i] && !(t_wp[i] && !(rel && t_pred[i] == k_tag_q)) && (d_room[t_port[i]] || rew[i]);
     end
   end
-  // The picked SQ's previous tag is still before the checker: live, not
-  // past it, not leaving it now, and still the SQ's (a tag that left may
-  // have been taken by another SQ since; no tag of an SQ is live before
-  // its first pick has written last_q).
   // last_q is written the cycle after the pick, from a register, so it is
   // a simple dual-port LUT RAM (yosys 0.23 fails to map a 512-deep
   // single-port one); a pick of the same SQ in that cycle reads the register.
@@ -284,6 +280,10 @@ module kite_qm_fetch #(
   logic [TW-1:0]   prev;
   logic            prev_live;
   assign prev      = lw_q && lw_sqn_q == pick_sqn_i ? lw_tag_q : last_q[pick_sqn_i];
+  // The picked SQ's previous tag is still before the checker: live, not
+  // past it, not leaving it now, and still the SQ's (a tag that left may
+  // have been taken by another SQ since; no tag of an SQ is live before
+  // its first pick has written last_q).
   assign prev_live = !is_free[prev] && !t_past[prev] && !(rel && k_tag_q == prev) && t_sqn[prev] == pick_sqn_i;
   assign chk = rr_pick(chk_ok, chk_ptr_q);
 
