@@ -1101,8 +1101,9 @@ int main(int argc, char **argv) {
     // Port 0's queue is not emptied at all (its MAC takes nothing) while
     // eight of its SQs have 256 WQEs each (enough to take every tag but
     // for the port's cap): port 0 fills its descriptor queue and stops at 96
-    // fetch tags; then an SQ of port 1 rings 256 WQEs, which
-    // must all be handed on while port 0 stays held.
+    // fetch tags; then an SQ of port 1, which sent one WQE before port 0's
+    // SQs rang, rings up to 256 WQEs, which must all be handed on while
+    // port 0 stays held.
     // Then flushes: SQ A of port 0 (4 WQEs in the queue, 8 more posted) and
     // SQ D of port 0 (8 posted) are moved to ERR; their flushes must wait
     // for port 0 without holding the engine: SQ C of port 1 is moved to ERR
