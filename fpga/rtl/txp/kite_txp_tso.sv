@@ -31,6 +31,16 @@
 // that tx_lso rejects, and a non-LSO frame over 9018 bytes (it could not fit
 // the buffer). MAX_TSO_SIZE bounds the segment count (one byte of payload per
 // segment at most 65536 segments); the spec has no other segment limit.
+//
+// s_len_i is the gather's sum of its entries, but the block does not rely on
+// the data matching it (the checks above are made on it): data past the
+// stated length is never sent. A plain frame that runs past it is dropped
+// whole (the beats it stored are freed with the next frame's: the free
+// pointer moves to each frame's end); a super-frame is segmented up
+// to it, as tx_lso over the stated length, and the rest consumed. Either way
+// drop_cnt_o counts one, and the next frame follows intact (the verdict is
+// ok unless the first beat already ran past it). Data shorter
+// than stated ends where it ends, as the model cuts the frame it is given.
 module kite_txp_tso #(
   parameter int unsigned DATA_W    = 512,
   parameter int unsigned BUF_BEATS = 512,    // 32 KiB: a 9 KiB segment and the next one
@@ -95,9 +105,12 @@ module kite_txp_tso #(
 
   // kite::tx_lso_desc_ok
   logic desc_ok, raw_ok;
+  // hdr_len <= s_len_i follows from hdr_len <= first_len in the model, where
+  // the first entry is part of the frame; here both are only stated.
   assign desc_ok = s_len_i >= 32'd14 && s_len_i <= MAX_TSO && e_mss != '0 && e_hlen <= MAX_HDR &&
-                   32'(e_hlen) <= s_first_len_i && 32'(e_hlen) + 32'(e_mss) <= 32'(MAX_FRAME);
-  assign raw_ok  = s_len_i <= 32'(MAX_FRAME);
+                   32'(e_hlen) <= s_first_len_i && 32'(e_hlen) <= s_len_i &&
+                   32'(e_hlen) + 32'(e_mss) <= 32'(MAX_FRAME);
+  assign raw_ok  = s_len_i <= 32'(MAX_FRAME) && 32'(cnt) <= s_len_i;
 
   // ---------------------------------------------------------------- state
   typedef enum logic [2:0] {M_IDLE, M_RAW, M_HDR, M_PARSE, M_PAY, M_DROP} mode_e;
@@ -116,6 +129,8 @@ module kite_txp_tso #(
   logic [8:0]    c_hlen_q;
   logic [15:0]   c_mss_q;
   logic          c_uso_q;
+  logic [PW-1:0] c_len_q;                    // stated length, at most MAX_TSO
+  logic [PW-1:0] r_len_q;                    // a plain frame's, at most MAX_FRAME
 
   // Parse results.
   logic [3:0]    pstep_q;
@@ -156,23 +171,29 @@ module kite_txp_tso #(
 
   // ---------------------------------------------------------------- input control
   logic          take, bwr, hwe, latch, drop_inc, lso_inc;
+  logic          late_drop;                  // the data ran past its stated length
   logic          n_push, n_raw, n_fin, n_first, n_last;
   logic [6:0]    n_lo, n_hi;
   logic [PW-1:0] n_chunk;
   logic [PT-1:0] n_fb;
   logic [127:0]  n_eth, r_eth_q;
-  logic [PW-1:0] e_end, seg_end, lo, hi;
-  logic          done, fin, exhaust, is_last;
+  logic [PW-1:0] e_end, p_end, seg_end, lo, hi;
+  logic          over, p_last, done, fin, exhaust, is_last;
 
+  // A super-frame's payload ends at its last beat or its stated length,
+  // whichever comes first.
   always_comb begin
     e_end   = b_q + PW'(cnt);
+    over    = e_end >= c_len_q;
+    p_end   = over ? c_len_q : e_end;
+    p_last  = s_last_i || over;
     seg_end = seg_s_q + PW'(c_mss_q);
     lo      = seg_s_q > b_q ? seg_s_q : b_q;
-    done    = seg_end <= e_end;
-    fin     = done || s_last_i;
-    hi      = done ? seg_end : e_end;
-    exhaust = !done || seg_end == e_end;
-    is_last = s_last_i && hi == e_end;
+    done    = seg_end <= p_end;
+    fin     = done || p_last;
+    hi      = done ? seg_end : p_end;
+    exhaust = !done || seg_end == p_end;
+    is_last = p_last && hi == p_end;
   end
 
   always_comb begin
@@ -190,6 +211,7 @@ module kite_txp_tso #(
     latch    = 1'b0;
     drop_inc = 1'b0;
     lso_inc  = 1'b0;
+    late_drop = 1'b0;
     n_push   = 1'b0;
     n_raw    = 1'b0;
     n_fin    = 1'b0;
@@ -239,7 +261,13 @@ module kite_txp_tso #(
         end
       end
       M_RAW: begin
-        if (s_valid_i && room && rec_room) begin
+        if (s_valid_i && e_end > r_len_q) begin
+          // Past its stated length: dropped after its verdict.
+          take      = 1'b1;
+          late_drop = 1'b1;
+          b_d       = '0;
+          mode_d    = s_last_i ? M_IDLE : M_DROP;
+        end else if (s_valid_i && room && rec_room) begin
           take = 1'b1;
           bwr  = 1'b1;
           b_d  = b_q + PW'(NB);
@@ -313,9 +341,10 @@ module kite_txp_tso #(
             b_d  = b_q + PW'(NB);
           end
           if (fin && is_last) begin
-            b_d     = '0;
-            wslot_d = !wslot_q;
-            mode_d  = M_IDLE;
+            b_d       = '0;
+            wslot_d   = !wslot_q;
+            mode_d    = s_last_i ? M_IDLE : M_DROP;
+            late_drop = e_end > c_len_q || !s_last_i;
           end
         end
       end
@@ -351,7 +380,7 @@ module kite_txp_tso #(
       busy_q     <= (busy_q | busy_set) & ~busy_clr;
       if (take && bwr) wr_ptr_q <= wr_ptr_q + 1'b1;
       lso_cnt_o  <= lso_cnt_o + 32'(lso_inc);
-      drop_cnt_o <= drop_cnt_o + 32'(drop_inc);
+      drop_cnt_o <= drop_cnt_o + 32'(drop_inc || late_drop);
       v_valid_o  <= drop_inc || lso_inc || (mode_q == M_IDLE && bwr);
       v_ok_o     <= !drop_inc;
     end
@@ -363,8 +392,12 @@ module kite_txp_tso #(
       c_hlen_q <= 9'(e_hlen);
       c_mss_q  <= e_mss;
       c_uso_q  <= e_uso;
+      c_len_q  <= PW'(s_len_i);
     end
-    if (mode_q == M_IDLE && take) r_eth_q <= s_eth_i;
+    if (mode_q == M_IDLE && take) begin
+      r_eth_q <= s_eth_i;
+      r_len_q <= PW'(s_len_i);
+    end
     if (hwe) hdr_q[wslot_q][b_q[7:6]] <= d;
   end
 

@@ -7,11 +7,15 @@
 // Every output frame is compared byte for byte with the model: a super-frame
 // is checked with kite::tx_lso_desc_ok and cut by kite::tx_lso, a plain frame
 // gets kite::tx_l3_csum / tx_l4_csum, then kite::tx_vlan_insert; dropped
-// frames must move drop_cnt_o and leave the block running. Directed edge
+// frames must move drop_cnt_o and leave the block running. Some frames'
+// stated length (s_len_i) differs from their data: the data past it must
+// never leave (a plain frame is dropped, a super-frame is cut as tx_lso over
+// the stated length), the next frame must follow intact. Directed edge
 // cases, then throughput: 64 KiB super-frames cut into 60..9000-byte
 // frames, cycles per segment against 100 GbE line rate.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <deque>
 #include <vector>
 
@@ -34,6 +38,14 @@ struct Req {
     uint32_t len = 0, first_len = 0;  // as the gather would report them
 };
 enum : uint8_t { F_L3 = 1, F_L4 = 2, F_LSO = 4, F_VLAN = 8, F_USO = 0x20 };
+
+// Now and then a stated length that is not the data's: shorter (the data
+// runs past it, anywhere from the first beat on) or longer.
+void misstate(tb::Rng &r, Req &q) {
+    double m = std::uniform_real_distribution<double>(0, 1)(r);
+    if (m < 0.04 && !q.f.empty()) q.len = rnd(r, 0, uint32_t(q.f.size() - 1));
+    else if (m < 0.06) q.len = uint32_t(q.f.size()) + rnd(r, 1, 3000);
+}
 
 struct Shape {
     int tags = 0;         // 0..3
@@ -128,6 +140,7 @@ Req make_lso(tb::Rng &r) {
     q.len = uint32_t(q.f.size());
     q.first_len = rnd(r, q.hdr_len, uint32_t(std::max<size_t>(q.hdr_len, q.f.size())));
     if (chance(r, 0.02) && q.hdr_len) q.first_len = rnd(r, 0, q.hdr_len - 1u);
+    misstate(r, q);
     q.tci = uint16_t(r());
     q.start = uint16_t(r());
     q.off = uint16_t(r());
@@ -153,16 +166,19 @@ Req make_plain(tb::Rng &r) {
     q.tci = uint16_t(r());
     q.len = uint32_t(q.f.size());
     q.first_len = q.len;
+    misstate(r, q);
     return q;
 }
 
 struct Expect {
     std::vector<Frame> out;
     bool dropped = false, lso = false;
+    bool ok = true;  // the verdict: false when dropped before any of it is taken as good
 };
 
 long cov_drop_desc = 0, cov_drop_hdr = 0, cov_drop_plain = 0, cov_lso = 0, cov_segs = 0, cov_v6ext = 0,
-     cov_udp = 0, cov_udp0 = 0, cov_small = 0, cov_jumbo = 0, cov_oddhdr = 0, cov_fin = 0;
+     cov_udp = 0, cov_udp0 = 0, cov_small = 0, cov_jumbo = 0, cov_oddhdr = 0, cov_fin = 0, cov_cut_lso = 0,
+     cov_cut_plain = 0, cov_short = 0;
 
 void emit_cb(void *ctx, uint8_t *seg, size_t n) {
     static_cast<std::vector<Frame> *>(ctx)->emplace_back(seg, seg + n);
@@ -170,22 +186,29 @@ void emit_cb(void *ctx, uint8_t *seg, size_t n) {
 
 Expect expect(const Req &q) {
     Expect e;
+    cov_short += q.len > q.f.size();
     if (q.flags & F_LSO) {
-        if (!kite::tx_lso_desc_ok(q.len, q.hdr_len, q.mss, q.first_len)) {
+        // In the model the first entry lies in the frame: hdr_len <= len too.
+        if (!kite::tx_lso_desc_ok(q.len, q.hdr_len, q.mss, q.first_len) || q.hdr_len > q.len) {
             e.dropped = true;
+            e.ok = false;
             cov_drop_desc++;
             return e;
         }
         static std::vector<uint8_t> scratch(kite::tx_max_frame + 64);
-        kite::lso_error err = kite::tx_lso(q.f.data(), q.f.size(), q.hdr_len, q.mss, q.flags & F_USO, scratch.data(),
-                                           emit_cb, &e.out);
+        size_t n = std::min<size_t>(q.len, q.f.size());  // nothing past the stated length
+        kite::lso_error err =
+            kite::tx_lso(q.f.data(), n, q.hdr_len, q.mss, q.flags & F_USO, scratch.data(), emit_cb, &e.out);
         if (err != kite::lso_error::OK) {
             e.dropped = true;
+            e.ok = false;
             e.out.clear();
             cov_drop_hdr++;
             return e;
         }
         e.lso = true;
+        e.dropped = n < q.f.size();  // cut: counted as a drop
+        cov_cut_lso += e.dropped;
         cov_lso++;
         cov_segs += long(e.out.size());
         cov_udp += (q.flags & F_USO) != 0;
@@ -194,9 +217,17 @@ Expect expect(const Req &q) {
         cov_oddhdr += q.hdr_len & 1;
         cov_v6ext += q.f[12] == 0x86 && q.f[13] == 0xdd && q.f[20] != 6 && q.f[20] != 17;
     } else {
-        if (q.f.size() > kite::tx_max_frame) {
+        // Checked on the stated length and the first beat; data past the
+        // stated length later drops the frame after its verdict.
+        if (q.len > kite::tx_max_frame || std::min<size_t>(64, q.f.size()) > q.len) {
             e.dropped = true;
+            e.ok = false;
             cov_drop_plain++;
+            return e;
+        }
+        if (q.f.size() > q.len) {
+            e.dropped = true;
+            cov_cut_plain++;
             return e;
         }
         Frame f = q.f;
@@ -257,7 +288,7 @@ struct Bench {
         Expect e = expect(q);
         for (auto &f : e.out) out.sb.push_back(f);
         exp_drops += e.dropped;
-        exp_v.push_back(!e.dropped);
+        exp_v.push_back(e.ok);
         exp_lso += e.lso;
         if (e.lso) exp_segs += long(e.out.size());
         const Frame &f = q.f;
@@ -274,7 +305,16 @@ struct Bench {
             m.s_len_i = off == 0 ? q.len : uint32_t(rng());
             m.s_first_len_i = off == 0 ? q.first_len : uint32_t(rng());
             while (chance(rng, p_gap)) cycle(false);
-            while (!cycle(true)) {}
+            // A held input is a hang, not a slow block: 100,000 cycles is
+            // over 25 times the longest the output can be busy per frame.
+            long held = 0;
+            while (!cycle(true)) {
+                if (++held == 100000) {
+                    chk.expect(false, "input held for %ld cycles at byte %zu of a %zu-byte frame", held, off,
+                               f.size());
+                    std::exit(chk.finish());
+                }
+            }
         }
     }
 
@@ -382,6 +422,19 @@ int main(int argc, char **argv) {
             b.send(q);
             b.send(directed(rng, 4, k & 1, 3000, 1000, k & 2));
         }
+        // Data past the stated length, between good frames: a plain frame
+        // longer than the whole buffer (it must not wait for room that only
+        // its own end would free), and a 64 KiB super-frame stated as 3000
+        // bytes (cut there; 62 KiB consumed).
+        q = make_plain(rng);
+        q.f.resize(40000);
+        q.len = 1514;
+        b.send(q);
+        b.send(directed(rng, 6, true, 3000, 1000));
+        q = directed(rng, 4, true, 65536 - 54, 1448);
+        q.len = 3000;
+        b.send(q);
+        b.send(directed(rng, 4, false, 3000, 1000, true));
         b.drain();
     }
 
@@ -394,12 +447,13 @@ int main(int argc, char **argv) {
     b.drain();
     std::printf("[txp_lso] coverage: %ld super-frames -> %ld segments (udp %ld, mss < 64 %ld, mss > 8000 %ld, odd "
                 "hdr_len %ld, ipv6 ext %ld, udp 0 -> ffff %ld, fin/psh/cwr %ld); dropped: descriptor %ld, headers "
-                "%ld, plain over 9018 B %ld\n",
+                "%ld, plain over 9018 B or its stated length %ld; data past the stated length: super-frames cut "
+                "%ld, plain frames dropped %ld; data short of it %ld\n",
                 cov_lso, cov_segs, cov_udp, cov_small, cov_jumbo, cov_oddhdr, cov_v6ext, cov_udp0, cov_fin,
-                cov_drop_desc, cov_drop_hdr, cov_drop_plain);
+                cov_drop_desc, cov_drop_hdr, cov_drop_plain, cov_cut_lso, cov_cut_plain, cov_short);
     chk.expect(cov_lso > 500 && cov_segs > 20000 && cov_udp > 150 && cov_small > 20 && cov_jumbo > 20 &&
                    cov_oddhdr > 10 && cov_v6ext > 50 && cov_udp0 == 2 && cov_drop_desc > 20 && cov_drop_hdr > 20 &&
-                   cov_drop_plain > 0,
+                   cov_drop_plain > 0 && cov_cut_lso > 10 && cov_cut_plain > 5 && cov_short > 20,
                "stimulus did not cover every case");
 
     // Throughput: back-to-back 64 KiB IPv4/TCP super-frames cut into frames
