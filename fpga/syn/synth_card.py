@@ -69,11 +69,13 @@ def yosys_version():
 
 def cached_yosys(tag, files, script, outputs):
     """Run a yosys script whose results are OUTPUTS (file names it writes in
-    its working directory); cached by the content of FILES and the script."""
+    its working directory); cached by the content of FILES and the script,
+    not by where the tree is (the script names files by absolute path, and
+    every clone would otherwise synthesize the card again)."""
     h = hashlib.sha256()
     for f in files:
         h.update(pathlib.Path(f).read_bytes())
-    h.update(script.encode())
+    h.update(script.replace(str(ROOT), "@ROOT@").encode())
     h.update(yosys_version().encode())
     stamp = h.hexdigest()[:16]
     cache = CACHE / stamp
