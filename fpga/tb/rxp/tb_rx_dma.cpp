@@ -271,12 +271,13 @@ struct Bench {
 
     // The ring a fresh context replaces: a read taken in the cycle of the
     // context write (not after it) may still be of that ring.
-    uint64_t old_base = 0, old_bytes = 0;
+    // The fresh context may put its ring at the same base with another
+    // stride, so such a read is checked against the old ring's geometry.
+    ctx::wq_ctx old_w{};
     bool old_live = false;
     void replacing(const ctx::wq_ctx &w) {
         old_live = w.valid;
-        old_base = w.base;
-        old_bytes = uint64_t(1) << (w.log_size + w.log_stride);
+        old_w = w;
     }
     long reads_at_cfg = 0;
 
@@ -628,23 +629,26 @@ struct Bench {
     // an MRRS boundary (one PCIe request).
     long multi_reads = 0, ring_end_reads = 0;
     unsigned bench_nrq = 0;                     // throughput(): RQs set up so far (rings overlay the others')
+    bool whole_wqes(const ctx::wq_ctx &w, uint64_t a, unsigned len) const {
+        uint64_t stride = uint64_t(1) << w.log_stride, end = w.base + (stride << w.log_size);
+        return a >= w.base && len >= stride && len % stride == 0 && (a - w.base) % stride == 0 && a + len <= end &&
+               (tags_of(a, len, mrrs()) == 1 || len == stride);
+    }
     void check_read(uint64_t a, unsigned len) {
         unsigned q = 0;
         for (unsigned i = 1; i < (bench_nrq ? bench_nrq + 1 : NRQ); i++) {
             const ctx::wq_ctx &w = ref.hw.rq[i];
             if (w.valid && a >= w.base && a < w.base + (uint64_t(1) << (w.log_size + w.log_stride))) q = i;
         }
-        if (q == 0 && old_live && a >= old_base && a + len <= old_base + old_bytes) {
+        if (old_live && whole_wqes(old_w, a, len)) {
             reads_at_cfg++;
             return;
         }
         if (!chk.expect(q != 0, "WQE read at 0x%llx in no ring", (unsigned long long)a)) return;
         const ctx::wq_ctx &w = ref.hw.rq[q];
         uint64_t stride = uint64_t(1) << w.log_stride, end = w.base + (stride << w.log_size);
-        chk.expect(len >= stride && len % stride == 0 && (a - w.base) % stride == 0 && a + len <= end &&
-                       (tags_of(a, len, mrrs()) == 1 || len == stride),
-                   "WQE read 0x%llx+%u: whole WQEs of RQ %u's ring within %u bytes", (unsigned long long)a, len, q,
-                   mrrs());
+        chk.expect(whole_wqes(w, a, len), "WQE read 0x%llx+%u: whole WQEs of RQ %u's ring within %u bytes",
+                   (unsigned long long)a, len, q, mrrs());
         reads_by_mrrs[mrrs()]++;
         if (len > stride) multi_reads++;
         if (a + len == end) ring_end_reads++;
