@@ -145,6 +145,9 @@ if [ $quick -eq 0 ]; then
     python3 fpga/syn/report.py >"$logs/resources.txt" 2>&1 || st=$?
     result "resource table (Documentation/hw/rtl-resources.rst)" $st "$logs/resources.txt"
     sed 's/^/# /' "$logs/resources.txt"
+    st=0
+    python3 fpga/syn/report.py --levels >"$logs/levels.txt" 2>&1 || st=$?
+    result "logic depth of every block within its ceiling (fpga/syn/levels.txt)" $st "$logs/levels.txt"
 fi
 
 echo "# $n checks, $fails failed, $((SECONDS - t_start)) s"

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Turn the yosys `stat` of every block (build/rtl/syn/<name>/stat.txt) into
-the resource table in Documentation/hw/rtl-resources.rst, and print it; the
-card top's parts (build/rtl/syn/card/parts.json, fpga/syn/synth_card.py)
-get a table of their own."""
+"""Turn the yosys `stat` of every block (build/rtl/syn/<name>/stat.txt) and
+its logic depth (depth.txt, fpga/syn/depth.py) into the resource table in
+Documentation/hw/rtl-resources.rst, and print it; the card top's parts
+(build/rtl/syn/card/parts.json, fpga/syn/synth_card.py) get a table of their
+own. With --levels it instead checks each block's depth against its ceiling
+in fpga/syn/levels.txt and fails on a block that exceeds it."""
 import json
 import pathlib
 import re
@@ -31,6 +33,16 @@ def summarize(c: dict) -> dict:
             "CARRY": c.get("CARRY8", 0) + c.get("CARRY4", 0)}
 
 
+def depth(text: str) -> dict:
+    """depth.txt (fpga/syn/depth.py): label -> (levels, detail)."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"(reg|port) (\d+) levels(?:: (.*))?$", line)
+        if m:
+            out[m.group(1)] = (int(m.group(2)), m.group(3) or "")
+    return out
+
+
 def rst_table(head, body):
     w = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
     sep = "  ".join("=" * x for x in w)
@@ -38,22 +50,56 @@ def rst_table(head, body):
     return "\n".join([sep, fmt(head), sep] + [fmt(r) for r in body] + [sep])
 
 
+def check_levels(blocks) -> int:
+    ceil = {}
+    for line in (ROOT / "fpga/syn/levels.txt").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, n = line.split()
+            ceil[name] = int(n)
+    bad = 0
+    for name, _ in blocks:
+        dfile = SYN / name / "depth.txt"
+        if name in ("card", "card_sys"):
+            continue                          # built bottom-up: their blocks' rows
+        if not dfile.exists() or name not in ceil:
+            print(f"levels: {name}: no depth result or no ceiling in fpga/syn/levels.txt")
+            bad += 1
+            continue
+        got = depth(dfile.read_text())["reg"][0]
+        ok = got <= ceil[name]
+        print(f"levels: {name} {got} (ceiling {ceil[name]}){'' if ok else ': DEEPER THAN ITS CEILING'}")
+        bad += not ok
+    return 1 if bad else 0
+
+
 def main() -> int:
     blocks = [l.split()[0:2] for l in (ROOT / "fpga/rtl/blocks.list").read_text().splitlines()
               if l.strip() and not l.startswith("#")]
-    rows = []
+    if sys.argv[1:] == ["--levels"]:
+        return check_levels(blocks)
+    rows, paths = [], []
     for name, top in blocks:
         stat = SYN / name / "stat.txt"
         if not stat.exists():
             print(f"report: no synthesis result for {name}", file=sys.stderr)
             return 1
-        rows.append((name, top, summarize(cells(stat.read_text()))))
-    cols = ["LUT", "LUTRAM/SRL", "FF", "BRAM36", "URAM", "DSP", "CARRY"]
+        s = summarize(cells(stat.read_text()))
+        dfile = SYN / name / "depth.txt"
+        if dfile.exists():                    # the card tops are built bottom-up: their blocks' rows
+            d = depth(dfile.read_text())
+            s["Levels"], s["Port lv."] = str(d["reg"][0]), str(d["port"][0])
+            paths.append([name, str(d["reg"][0]), d["reg"][1]])
+        else:
+            s["Levels"] = s["Port lv."] = "-"
+        rows.append((name, top, s))
+    cols = ["LUT", "LUTRAM/SRL", "FF", "BRAM36", "URAM", "DSP", "CARRY", "Levels", "Port lv."]
     head = ["Block", "Top"] + cols
-    table = rst_table(head, [[n, t] + [f"{s[c]:g}" for c in cols] for n, t, s in rows])
+    table = rst_table(head, [[n, t] + [s[c] if isinstance(s[c], str) else f"{s[c]:g}" for c in cols]
+                             for n, t, s in rows])
+    deep = rst_table(["Block", "Levels", "Cells on the path; its first and last register"], paths)
     parts = json.loads((SYN / "card" / "parts.json").read_text())
-    card = rst_table(["Instance", "Module", "Result"] + cols,
-                     [[p["instance"], p["module"], p["from"]] + [f"{summarize(p['cells'])[c]:g}" for c in cols]
+    card = rst_table(["Instance", "Module", "Result"] + cols[:7],
+                     [[p["instance"], p["module"], p["from"]] + [f"{summarize(p['cells'])[c]:g}" for c in cols[:7]]
                       for p in parts])
     print(table)
     print(card)
@@ -73,6 +119,17 @@ the target part (Alveo U250, XCU250) has 1,728k LUTs, 3,456k FFs, 2,688
 BRAM36, 1,280 URAM and 12,288 DSPs.
 
 {table}
+
+Levels is the deepest register-to-register logic of the block, counted as
+Vivado counts logic levels (each LUT, MUXF7/8/9 and CARRY8 on the path is
+one; ``fpga/syn/depth.py`` on yosys's netlist); Port lv. the deepest path
+that starts at an input port or ends at an output port, whose other half
+lies in the neighbouring block. yosys maps logic as written and does not
+rebalance it, so these are upper bounds of what Vivado's synthesis builds,
+without routing; a MUXF adds far less delay than a LUT and its route. Their
+deepest paths:
+
+{deep}
 
 The card top (``kite_card``) is synthesized bottom-up by
 ``fpga/syn/synth_card.py``, as large FPGA designs are built out of context

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # yosys synthesis of one block for AMD UltraScale+ (synth_xilinx -family
-# xcup). Results are kept in $KITE_CACHE/rtl-syn/<hash of sources, script and
-# yosys version> (outside the tree, so a fresh clone reuses them) and copied to
-# build/rtl/syn/<name>/ for fpga/syn/report.py.
+# xcup): its resources (stat.txt) and its deepest logic (depth.txt, from
+# fpga/syn/depth.py on the netlist). Results are kept in
+# $KITE_CACHE/rtl-syn/<hash of sources, script and yosys version> (outside
+# the tree, so a fresh clone reuses them) and copied to build/rtl/syn/<name>/
+# for fpga/syn/report.py.
 # Usage: synth.sh NAME TOP FILE...   Exit status: yosys's.
 set -euo pipefail
 name=$1 top=$2; shift 2
@@ -12,20 +14,41 @@ mkdir -p "$out"
 # No I/O buffers or clock buffers: blocks are synthesized out of context.
 # The stamp leaves out where the tree is, so clones share cache entries.
 synth="read_verilog -sv $*; synth_xilinx -family xcup -top $top -flatten -noiopad -noclkbuf"
-script="$synth; tee -o $out/stat.txt stat"
+script="$synth; tee -o $out/stat.txt stat; write_json $out/netlist.json"
 stamp=$( (cat "$@"; echo "$synth"; yosys -V) | sha256sum | cut -c1-16)
-if [ -s "$out/stat.txt" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp" ]; then exit 0; fi
-cache=${KITE_CACHE:-/var/cache/kite}/rtl-syn/$stamp
-if [ -s "$cache/stat.txt" ]; then
-    cp "$cache/stat.txt" "$out/stat.txt"
-    echo "$stamp" >"$out/stamp"
+# depth.txt also depends on depth.py: the netlist is cached (gzipped), so a
+# change to depth.py re-reads it instead of synthesizing again.
+dkey=$(sha256sum "$root/fpga/syn/depth.py" | cut -c1-16)
+if [ -s "$out/stat.txt" ] && [ -s "$out/depth.txt" ] && [ "$(cat "$out/stamp" 2>/dev/null)" = "$stamp $dkey" ]; then
     exit 0
 fi
-rm -f "$out/stamp" "$out/stat.txt"
+rm -f "$out/stamp" "$out/depth.txt"
+cache=${KITE_CACHE:-/var/cache/kite}/rtl-syn/$stamp
+if [ -s "$cache/stat.txt" ] && [ -s "$cache/netlist.json.gz" ]; then
+    cp "$cache/stat.txt" "$out/stat.txt"
+    if [ -s "$cache/depth-$dkey.txt" ]; then
+        cp "$cache/depth-$dkey.txt" "$out/depth.txt"
+    else
+        gzip -dc "$cache/netlist.json.gz" >"$out/netlist.json"
+        python3 "$root/fpga/syn/depth.py" --top "$top" "$out/netlist.json" >"$out/depth.txt"
+        rm -f "$out/netlist.json"
+        cp "$out/depth.txt" "$cache/depth-$dkey.txt.tmp" 2>/dev/null &&
+            mv "$cache/depth-$dkey.txt.tmp" "$cache/depth-$dkey.txt" || true
+    fi
+    echo "$stamp $dkey" >"$out/stamp"
+    exit 0
+fi
+rm -f "$out/stat.txt"
 (cd "$root" && yosys -q -l "$out/yosys.log" -p "$script") >/dev/null 2>&1 || { tail -20 "$out/yosys.log" >&2; exit 1; }
 grep -q "Number of cells" "$out/stat.txt"
-echo "$stamp" >"$out/stamp"
-# The cache is an optimisation: an unwritable one only costs the next run time.
-if mkdir -p "$cache" 2>/dev/null && cp "$out/stat.txt" "$cache/stat.txt.tmp" 2>/dev/null; then
+python3 "$root/fpga/syn/depth.py" --top "$top" "$out/netlist.json" >"$out/depth.txt"
+echo "$stamp $dkey" >"$out/stamp"
+# The cache is an optimisation: an unwritable one only costs the next run
+# time. stat.txt goes last: an entry is whole once it is there.
+if mkdir -p "$cache" 2>/dev/null && gzip -c "$out/netlist.json" >"$cache/netlist.json.gz.tmp" 2>/dev/null &&
+    cp "$out/depth.txt" "$cache/depth-$dkey.txt.tmp" && cp "$out/stat.txt" "$cache/stat.txt.tmp"; then
+    mv "$cache/netlist.json.gz.tmp" "$cache/netlist.json.gz"
+    mv "$cache/depth-$dkey.txt.tmp" "$cache/depth-$dkey.txt"
     mv "$cache/stat.txt.tmp" "$cache/stat.txt"
 fi
+rm -f "$out/netlist.json"                     # tens of MB; the cache keeps it gzipped

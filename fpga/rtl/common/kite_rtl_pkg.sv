@@ -27,6 +27,19 @@ package kite_rtl_pkg;
     end
   endfunction
 
+  // Sum of 32 terms of 21 bits (each below 2^16, so the sum fits), as a
+  // balanced tree of five adder levels: the IPv4 header sums of kite_txp and
+  // kite_rxp (an add chain of 30 words was some 40 LUT levels deep).
+  function automatic logic [20:0] sum32x21(input logic [32*21-1:0] t);
+    logic [32*21-1:0] a;
+    begin
+      a = t;
+      for (int n = 16; n >= 1; n = n / 2)
+        for (int i = 0; i < n; i++) a[21*i +: 21] = a[21*2*i +: 21] + a[21*(2*i+1) +: 21];
+      sum32x21 = a[20:0];
+    end
+  endfunction
+
   // PCIe byte enables of a request's first and last DW ({last, first}),
   // from its start address's and its last byte's offsets in their DWs; a
   // 1-DW request has its bytes in the first BE and a last BE of 0.

@@ -44,24 +44,49 @@ module kite_mac_crc32 #(
   assign en        = !out_v_q || m_ready_i;
   assign s_ready_o = en;
 
-  // Bit-serial CRC definitions; synthesis flattens them to XOR trees.
-  function automatic logic [31:0] crc_data_only(input logic [DATA_W-1:0] d);
-    logic [31:0] c;
-    begin
-      c = '0;
-      for (int i = 0; i < DATA_W; i++) c = {1'b0, c[31:1]} ^ ((c[0] ^ d[i]) ? POLY : 32'd0);
-      crc_data_only = c;
+  // The CRC is linear over GF(2): each result bit is the XOR of the input
+  // bits its mask selects. The masks are computed at elaboration from the
+  // bit-serial definition (step), so every result bit is written as one
+  // reduction XOR, which synthesis builds as a balanced tree. (Written as the
+  // bit-serial loop on the signals themselves, yosys kept the unrolled chain:
+  // 170 logic levels from stage A to stage B.)
+  function automatic logic [31:0] step(input logic [31:0] c);
+    step = {1'b0, c[31:1]} ^ (c[0] ? POLY : 32'd0);
+  endfunction
+
+  // Masks of the data term over data bits 0..n-1 (bit 0 first, the state
+  // starting at 0): bit j's mask is at [DATA_W*j +: DATA_W]. Data bit i adds
+  // POLY, advanced by the n-1-i steps that follow it.
+  function automatic logic [32*DATA_W-1:0] data_masks(input int n);
+    logic [31:0] col;
+    col = POLY;
+    for (int i = DATA_W - 1; i >= 0; i--) begin
+      for (int j = 0; j < 32; j++) data_masks[DATA_W*j + i] = i < n && col[j];
+      if (i < n) col = step(col);
     end
   endfunction
 
-  function automatic logic [31:0] crc_state_only(input logic [31:0] s);
-    logic [31:0] c;
-    begin
-      c = s;
-      for (int i = 0; i < DATA_W; i++) c = {1'b0, c[31:1]} ^ (c[0] ? POLY : 32'd0);
-      crc_state_only = c;
+  // Masks of the state term after n steps with no data: bit j's at [32*j +: 32].
+  function automatic logic [32*32-1:0] state_masks(input int n);
+    logic [31:0] col;
+    state_masks = '0;
+    for (int k = 0; k < 32; k++) begin
+      col = 32'd1 << k;
+      for (int i = 0; i < n; i++) col = step(col);
+      for (int j = 0; j < 32; j++) state_masks[32*j + k] = col[j];
     end
   endfunction
+
+  function automatic logic [31:0] xor_data(input logic [32*DATA_W-1:0] m, input logic [DATA_W-1:0] d);
+    for (int j = 0; j < 32; j++) xor_data[j] = ^(d & m[DATA_W*j +: DATA_W]);
+  endfunction
+
+  function automatic logic [31:0] xor_state(input logic [32*32-1:0] m, input logic [31:0] c);
+    for (int j = 0; j < 32; j++) xor_state[j] = ^(c & m[32*j +: 32]);
+  endfunction
+
+  localparam logic [32*DATA_W-1:0] G_MASK = data_masks(DATA_W);   // a full beat's data
+  localparam logic [32*32-1:0]     F_MASK = state_masks(DATA_W);  // a full beat's state
 
   // ------------------------------------------------------------ stage A
   // Register the beat; count its bytes; mark the first beat of each frame.
@@ -112,7 +137,7 @@ module kite_mac_crc32 #(
       b_n_q     <= a_n_q;
       b_last_q  <= a_last_q;
       b_first_q <= a_first_q;
-      b_g_q     <= crc_data_only(a_data_q);
+      b_g_q     <= xor_data(G_MASK, a_data_q);
     end
   end
 
@@ -125,7 +150,7 @@ module kite_mac_crc32 #(
 
   assign c_state = b_first_q ? 32'hffffffff : acc_q;
   assign c_len   = (b_first_q ? '0 : len_q) + LEN_W'(b_n_q);
-  assign c_full  = crc_state_only(c_state) ^ b_g_q;
+  assign c_full  = xor_state(F_MASK, c_state) ^ b_g_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -165,6 +190,8 @@ module kite_mac_crc32 #(
 
   for (genvar k = 0; k < NT; k++) begin : g_tail
     localparam int unsigned CH = NB >> (k + 1);  // chunk bytes
+    localparam logic [32*DATA_W-1:0] TD_MASK = data_masks(8 * CH);
+    localparam logic [32*32-1:0]     TS_MASK = state_masks(8 * CH);
     logic [31:0]      st_in, st_out;
     logic [DATA_W-1:0] d_in;
     logic [CNT_W-1:0] n_in;
@@ -177,12 +204,8 @@ module kite_mac_crc32 #(
     // (n = 64) has none of them set and passes through finished.
     assign take  = n_in[$clog2(CH)];
 
-    always_comb begin
-      st_out = st_in;
-      for (int i = 0; i < 8 * CH; i++) begin
-        st_out = {1'b0, st_out[31:1]} ^ ((st_out[0] ^ d_in[i]) ? POLY : 32'd0);
-      end
-    end
+    // The chunk is the low 8 * CH bits of d_in (TD_MASK is zero above them).
+    assign st_out = xor_state(TS_MASK, st_in) ^ xor_data(TD_MASK, d_in);
 
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) t_v[k+1] <= 1'b0;

@@ -242,6 +242,7 @@ module kite_rxp #(
   logic [7:0]     c_proto;
   logic [127:0]   src, dst;
   logic [20:0]    hsum;
+  logic [32*21-1:0] hterm;
 
   always_comb begin
     v4      = b_ip_q && b_et_q == 16'h0800;
@@ -293,10 +294,12 @@ module kite_rxp #(
       end
     end
     // IPv4 header sum over 4*IHL bytes (checksum field included).
-    hsum = '0;
-    for (int w = 0; w < 30; w++) begin
-      if (6'(w) < {1'b0, ihl, 1'b0}) hsum = hsum + 21'({b_l3w_q[16*w +: 8], b_l3w_q[16*w+8 +: 8]});
-    end
+    // As a balanced tree: an add chain of 30 was 41 LUT levels deep
+    // (fpga/syn/depth.py).
+    for (int w = 0; w < 32; w++)
+      hterm[21*w +: 21] = w < 30 && 6'(w) < {1'b0, ihl, 1'b0} ?
+                          21'({b_l3w_q[16*w +: 8], b_l3w_q[16*w+8 +: 8]}) : 21'd0;
+    hsum = kite_rtl_pkg::sum32x21(hterm);
   end
 
   // Static part of the frame record (fixed after stage C).

@@ -242,6 +242,7 @@ module kite_txp #(
   logic [3:0]    ihl;
   logic [8*60-1:0] l3w;
   logic [20:0]   hsum;
+  logic [32*21-1:0] hterm;
   function automatic logic short_of(input logic last, input logic [PW-1:0] len, input logic [6:0] t);
     short_of = last && len < PW'(t);
   endfunction
@@ -258,10 +259,12 @@ module kite_txp #(
             !(t2 && short_of(i1_last_q, i1_len_q, 7'd22)) &&
             et == 16'h0800 && !short_of(i1_last_q, i1_len_q, 7'(l3off) + 7'd20) && l3w[7:4] == 4'd4 &&
             ihl >= 4'd5 && !short_of(i1_last_q, i1_len_q, 7'(l3off) + {1'b0, ihl, 2'b00});
-    hsum  = '0;
-    for (int w = 0; w < 30; w++) begin
-      if (w != 5 && 6'(w) < {1'b0, ihl, 1'b0}) hsum = hsum + 21'({l3w[16*w +: 8], l3w[16*w+8 +: 8]});
-    end
+    // The header's words but the checksum field, as a balanced tree: an add
+    // chain of 30 was 39 LUT levels deep (fpga/syn/depth.py).
+    for (int w = 0; w < 32; w++)
+      hterm[21*w +: 21] = w < 30 && w != 5 && 6'(w) < {1'b0, ihl, 1'b0} ?
+                          21'({l3w[16*w +: 8], l3w[16*w+8 +: 8]}) : 21'd0;
+    hsum  = kite_rtl_pkg::sum32x21(hterm);
   end
 
   // ---------------------------------------------------------------- I2
