@@ -4,10 +4,11 @@ for the timing report yosys cannot give. It finds the longest combinational
 path between sequential cells and counts its logic levels as Vivado does:
 each LUT, MUXF7/8/9 and CARRY4/8 on the path is one level, and a LUT RAM's
 asynchronous read counts as a LUT. Paths start at flip-flop, block RAM,
-UltraRAM, DSP and SRL outputs and end at their inputs (and at a LUT RAM's
-write inputs). Paths that start at
-the block's input ports or end at its output ports are reported apart: out
-of context, the other half of such a path lies in the neighbouring block.
+UltraRAM, DSP and SRL outputs and end at their inputs and at a LUT RAM's
+write inputs. A DSP slice counts as a register even where it is built
+without its pipeline registers. Paths that start at the block's input ports
+or end at its output ports are reported apart: out of context, the other
+half of such a path lies in the neighbouring block.
 
 yosys maps logic as written (it does not rebalance a chain of XORs into a
 tree), so the figure is an upper bound of what Vivado's synthesis gives, and
