@@ -50,6 +50,12 @@ def rst_table(head, body):
     return "\n".join([sep, fmt(head), sep] + [fmt(r) for r in body] + [sep])
 
 
+# Synthesized bottom-up (fpga/syn/synth_card.py): no depth of their own,
+# their blocks' rows have it.
+BOTTOM_UP = ("card", "card_sys")
+RES_COLS = ["LUT", "LUTRAM/SRL", "FF", "BRAM36", "URAM", "DSP", "CARRY"]
+
+
 def check_levels(blocks) -> int:
     ceil = {}
     for line in (ROOT / "fpga/syn/levels.txt").read_text().splitlines():
@@ -58,9 +64,9 @@ def check_levels(blocks) -> int:
             ceil[name] = int(n)
     bad = 0
     for name, _ in blocks:
+        if name in BOTTOM_UP:
+            continue
         dfile = SYN / name / "depth.txt"
-        if name in ("card", "card_sys"):
-            continue                          # built bottom-up: their blocks' rows
         if not dfile.exists() or name not in ceil:
             print(f"levels: {name}: no depth result or no ceiling in fpga/syn/levels.txt")
             bad += 1
@@ -79,27 +85,24 @@ def main() -> int:
         return check_levels(blocks)
     rows, paths = [], []
     for name, top in blocks:
-        stat = SYN / name / "stat.txt"
-        if not stat.exists():
+        stat, dfile = SYN / name / "stat.txt", SYN / name / "depth.txt"
+        if not stat.exists() or (name not in BOTTOM_UP and not dfile.exists()):
             print(f"report: no synthesis result for {name}", file=sys.stderr)
             return 1
         s = summarize(cells(stat.read_text()))
-        dfile = SYN / name / "depth.txt"
-        if dfile.exists():                    # the card tops are built bottom-up: their blocks' rows
-            d = depth(dfile.read_text())
-            s["Levels"], s["Port lv."] = str(d["reg"][0]), str(d["port"][0])
-            paths.append([name, str(d["reg"][0]), d["reg"][1]])
+        row = [name, top] + [f"{s[c]:g}" for c in RES_COLS]
+        if name in BOTTOM_UP:
+            row += ["-", "-"]
         else:
-            s["Levels"] = s["Port lv."] = "-"
-        rows.append((name, top, s))
-    cols = ["LUT", "LUTRAM/SRL", "FF", "BRAM36", "URAM", "DSP", "CARRY", "Levels", "Port lv."]
-    head = ["Block", "Top"] + cols
-    table = rst_table(head, [[n, t] + [s[c] if isinstance(s[c], str) else f"{s[c]:g}" for c in cols]
-                             for n, t, s in rows])
+            d = depth(dfile.read_text())
+            row += [str(d["reg"][0]), str(d["port"][0])]
+            paths.append([name, str(d["reg"][0]), d["reg"][1]])
+        rows.append(row)
+    table = rst_table(["Block", "Top"] + RES_COLS + ["Levels", "Port lv."], rows)
     deep = rst_table(["Block", "Levels", "Cells on the path; its first and last register"], paths)
     parts = json.loads((SYN / "card" / "parts.json").read_text())
-    card = rst_table(["Instance", "Module", "Result"] + cols[:7],
-                     [[p["instance"], p["module"], p["from"]] + [f"{summarize(p['cells'])[c]:g}" for c in cols[:7]]
+    card = rst_table(["Instance", "Module", "Result"] + RES_COLS,
+                     [[p["instance"], p["module"], p["from"]] + [f"{summarize(p['cells'])[c]:g}" for c in RES_COLS]
                       for p in parts])
     print(table)
     print(card)

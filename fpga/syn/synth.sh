@@ -24,16 +24,25 @@ if [ -s "$out/stat.txt" ] && [ -s "$out/depth.txt" ] && [ "$(cat "$out/stamp" 2>
 fi
 rm -f "$out/stamp" "$out/depth.txt"
 cache=${KITE_CACHE:-/var/cache/kite}/rtl-syn/$stamp
+# The cache is an optimisation: an unwritable one only costs the next run time.
+keep() {
+    if mkdir -p "$cache" 2>/dev/null && cp "$1" "$cache/$2.tmp" 2>/dev/null; then
+        mv "$cache/$2.tmp" "$cache/$2"
+    fi
+}
+# depth.txt from out/netlist.json, which it removes (tens of MB).
+depth() {
+    python3 "$root/fpga/syn/depth.py" --top "$top" "$out/netlist.json" >"$out/depth.txt"
+    keep "$out/depth.txt" "depth-$dkey.txt"
+    rm -f "$out/netlist.json"
+}
 if [ -s "$cache/stat.txt" ] && [ -s "$cache/netlist.json.gz" ]; then
     cp "$cache/stat.txt" "$out/stat.txt"
     if [ -s "$cache/depth-$dkey.txt" ]; then
         cp "$cache/depth-$dkey.txt" "$out/depth.txt"
     else
         gzip -dc "$cache/netlist.json.gz" >"$out/netlist.json"
-        python3 "$root/fpga/syn/depth.py" --top "$top" "$out/netlist.json" >"$out/depth.txt"
-        rm -f "$out/netlist.json"
-        cp "$out/depth.txt" "$cache/depth-$dkey.txt.tmp" 2>/dev/null &&
-            mv "$cache/depth-$dkey.txt.tmp" "$cache/depth-$dkey.txt" || true
+        depth
     fi
     echo "$stamp $dkey" >"$out/stamp"
     exit 0
@@ -41,14 +50,10 @@ fi
 rm -f "$out/stat.txt"
 (cd "$root" && yosys -q -l "$out/yosys.log" -p "$script") >/dev/null 2>&1 || { tail -20 "$out/yosys.log" >&2; exit 1; }
 grep -q "Number of cells" "$out/stat.txt"
-python3 "$root/fpga/syn/depth.py" --top "$top" "$out/netlist.json" >"$out/depth.txt"
+gzip -c "$out/netlist.json" >"$out/netlist.json.gz"
+depth
 echo "$stamp $dkey" >"$out/stamp"
-# The cache is an optimisation: an unwritable one only costs the next run
-# time. stat.txt goes last: an entry is whole once it is there.
-if mkdir -p "$cache" 2>/dev/null && gzip -c "$out/netlist.json" >"$cache/netlist.json.gz.tmp" 2>/dev/null &&
-    cp "$out/depth.txt" "$cache/depth-$dkey.txt.tmp" && cp "$out/stat.txt" "$cache/stat.txt.tmp"; then
-    mv "$cache/netlist.json.gz.tmp" "$cache/netlist.json.gz"
-    mv "$cache/depth-$dkey.txt.tmp" "$cache/depth-$dkey.txt"
-    mv "$cache/stat.txt.tmp" "$cache/stat.txt"
-fi
-rm -f "$out/netlist.json"                     # tens of MB; the cache keeps it gzipped
+# stat.txt goes last: an entry is whole once it is there.
+keep "$out/netlist.json.gz" netlist.json.gz
+rm -f "$out/netlist.json.gz"
+keep "$out/stat.txt" stat.txt
