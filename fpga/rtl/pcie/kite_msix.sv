@@ -149,25 +149,13 @@ module kite_msix #(
   // ---------------------------------------------------------------- the pick
   typedef enum logic [1:0] {S_IDLE, S_READ, S_SEND, S_WAIT} state_e;
   state_e          state_q;
-  logic [EW-1:0]   rr_q;                      // the pick starts here
+  logic [EW-1:0]   rr_q;                      // the entry last sent
   logic [NENT-1:0] dlv;
-  logic [EW-1:0]   pick_lo, pick_hi, sel;
-  logic            any_hi, look;
-  always_comb begin
-    dlv     = pend_q & ~mask_q & ok_e;
-    any_hi  = 1'b0;
-    pick_lo = '0;
-    pick_hi = '0;
-    for (int i = NENT - 1; i >= 0; i--) begin
-      if (dlv[i]) pick_lo = EW'(i);
-      if (dlv[i] && EW'(i) >= rr_q) begin
-        pick_hi = EW'(i);
-        any_hi  = 1'b1;
-      end
-    end
-  end
-  assign sel  = any_hi ? pick_hi : pick_lo;
-  assign look = state_q == S_IDLE && dlv != '0;
+  logic [EW-1:0]   sel;
+  logic            any, look;
+  assign dlv = pend_q & ~mask_q & ok_e;
+  kite_rr_pick #(.N(NENT)) u_pick (.req_i(dlv), .last_i(rr_q), .valid_o(any), .idx_o(sel));
+  assign look = state_q == S_IDLE && any;
 
   // ---------------------------------------------------------------- host decode
   logic           h_fn_ok, h_tbl, h_pba, h_ctl, h_rd, h_wr;
@@ -246,20 +234,19 @@ module kite_msix #(
   logic            fail_set;
   assign fail_set = state_q == S_WAIT && cfg_interrupt_msi_fail_i && !stale_q;
 
+  // Written bit by bit, each index compared with the entry's number: through
+  // a variable index (pend_d[sel] = 1'b0), yosys 0.23 checks the index
+  // against the vector's range with a 32-bit carry chain, on the path from
+  // the pick to pend_q.
   always_comb begin
-    pend_d = pend_q;
-    if (r_ok) pend_d[r_idx] = 1'b1;
-    if (fail_set) pend_d[infl_q] = 1'b1;
-    if (look) pend_d[sel] = 1'b0;             // also covers a request for it in this cycle
-    pend_d = pend_d & ~flr_e;
-
-    mask_d = mask_q;
-    if (h_wr && h_ctl && req_be_i[0]) mask_d[h_idx] = req_wdata_i[0];
-    mask_d = mask_d | flr_e;
-
-    live_d = live_q;
-    if (h_wr && h_tbl && !h_ctl) live_d[h_idx] = 1'b1;
-    live_d = live_d & ~flr_e;
+    for (int i = 0; i < NENT; i++) begin
+      // A pick clears its pending bit, also against a request for it in this cycle.
+      pend_d[i] = (pend_q[i] || (r_ok && r_idx == EW'(i)) || (fail_set && infl_q == EW'(i))) &&
+                  !(look && sel == EW'(i)) && !flr_e[i];
+      mask_d[i] = (h_wr && h_ctl && req_be_i[0] && h_idx == EW'(i) ? req_wdata_i[0] : mask_q[i]) ||
+                  flr_e[i];
+      live_d[i] = (live_q[i] || (h_wr && h_tbl && !h_ctl && h_idx == EW'(i))) && !flr_e[i];
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -268,7 +255,7 @@ module kite_msix #(
       pend_q    <= '0;
       live_q    <= '0;
       state_q   <= S_IDLE;
-      rr_q      <= '0;
+      rr_q      <= '1;                       // entry 0 first
       infl_q    <= '0;
       infl_fn_q <= '0;
       stale_q   <= 1'b0;
@@ -291,7 +278,7 @@ module kite_msix #(
             infl_fn_q <= ent_fn(sel);
             stale_q   <= flr_x[ent_fn(sel)];
             live_rd_q <= live_q[sel];
-            rr_q      <= 32'(sel) == NENT - 1 ? '0 : sel + 1'b1;
+            rr_q      <= sel;
           end
         S_READ: begin
           // Latched here and held until the next message.

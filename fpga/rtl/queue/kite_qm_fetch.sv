@@ -183,25 +183,8 @@ module kite_qm_fetch #(
     end
   end
 
-  // Rotating priority over the tags: the first set bit after ptr, else the first.
-  function automatic logic [TW:0] rr_pick(input logic [NTAG-1:0] v, input logic [TW-1:0] ptr);
-    logic hi;
-    begin
-      rr_pick = '0;
-      hi = 1'b0;
-      for (int i = NTAG - 1; i >= 0; i--) begin
-        if (v[i]) begin
-          if (TW'(i) > ptr) begin
-            hi = 1'b1;
-            rr_pick = {1'b1, TW'(i)};
-          end else if (!hi) begin
-            rr_pick = {1'b1, TW'(i)};
-          end
-        end
-      end
-    end
-  endfunction
-
+  // Round robin over the tags (kite_rr_pick): the first after the last
+  // taken, else the first. Free tags are taken lowest first.
   logic [TW:0] req, chk;
   // Always valid when used: the queue manager picks only with a free tag.
   /* verilator lint_off UNUSEDSIGNAL */
@@ -210,8 +193,10 @@ module kite_qm_fetch #(
   // Not FSMs: yosys 0.23 fsm_extract asserts on these.
   (* fsm_encoding = "none" *) logic [TW-1:0] req_ptr_q;
   (* fsm_encoding = "none" *) logic [TW-1:0] chk_ptr_q;
-  assign alloc = rr_pick(is_free, '0);
-  assign req   = rr_pick(is_req, req_ptr_q);
+  kite_rr_pick #(.N(NTAG)) u_alloc (
+    .req_i(is_free), .last_i('1), .valid_o(alloc[TW]), .idx_o(alloc[TW-1:0]));
+  kite_rr_pick #(.N(NTAG)) u_req (
+    .req_i(is_req), .last_i(req_ptr_q), .valid_o(req[TW]), .idx_o(req[TW-1:0]));
 
   always_comb begin
     free_o = '0;
@@ -252,9 +237,10 @@ module kite_qm_fetch #(
   logic          k_dma_q, k_dma_ci_q;
 
   // The checker's tag leaves it in this cycle (rel): younger WQEs of its SQ
-  // may be taken in the same cycle.
+  // may be taken in the same cycle. rel comes late (from the WQE's checks),
+  // so the checker's next tag is picked both ways and rel selects.
   logic            rel;
-  logic [NTAG-1:0] chk_ok, rew;
+  logic [NTAG-1:0] chk_ok0, chk_ok1, rew;   // eligible without, with rel
   logic [NPORT-1:0] d_room;   // see below
   // Registered: a write is taken only with none of its SQ's tags left, so
   // the cycle after it no tag of the SQ exists yet.
@@ -268,7 +254,8 @@ module kite_qm_fetch #(
   always_comb begin
     for (int i = 0; i < NTAG; i++) begin
       rew[i]    = rew_q && t_sqn[i] == rew_sqn_q;
-      chk_ok[i] = is_done[i] && !(t_wp[i] && !(rel && t_pred[i] == k_tag_q)) && (d_room[t_port[i]] || rew[i]);
+      chk_ok0[i] = is_done[i] && !t_wp[i] && (d_room[t_port[i]] || rew[i]);
+      chk_ok1[i] = is_done[i] && !(t_wp[i] && t_pred[i] != k_tag_q) && (d_room[t_port[i]] || rew[i]);
     end
   end
   // last_q is written the cycle after the pick, from a register, so it is
@@ -285,7 +272,12 @@ module kite_qm_fetch #(
   // have been taken by another SQ since; no tag of an SQ is live before
   // its first pick has written last_q).
   assign prev_live = !is_free[prev] && !t_past[prev] && !(rel && k_tag_q == prev) && t_sqn[prev] == pick_sqn_i;
-  assign chk = rr_pick(chk_ok, chk_ptr_q);
+  logic [TW:0] chk0, chk1;
+  kite_rr_pick #(.N(NTAG)) u_chk0 (
+    .req_i(chk_ok0), .last_i(chk_ptr_q), .valid_o(chk0[TW]), .idx_o(chk0[TW-1:0]));
+  kite_rr_pick #(.N(NTAG)) u_chk1 (
+    .req_i(chk_ok1), .last_i(chk_ptr_q), .valid_o(chk1[TW]), .idx_o(chk1[TW-1:0]));
+  assign chk = rel ? chk1 : chk0;
 
   // Gather entries 4b-2 .. 4b+1 are the lanes of beat b. In K_HDR rdata is
   // beat 0 and the entry count comes straight from it.
@@ -298,15 +290,19 @@ module kite_qm_fetch #(
   assign h_nsge   = 5'(rdata[23:16] - 8'd1);
   assign acc_nsge = k_q == K_HDR ? h_nsge : k_nsge_q;
   assign acc_beat = k_q == K_HDR ? 3'd0 : k_beat_q;
+  // The lengths are summed as a tree, not one lane after another: in K_HDR
+  // the sum is on the path from the WQE buffer through the checks to the
+  // next pick.
+  logic [127:0] lane_len;   // lane l's length at [32*l +: 32], 0 when not an entry
   always_comb begin
-    beat_sum = '0;
+    lane_len = '0;
     beat_lkey_bad = 1'b0;
     beat_nz = 1'b0;
     beat_lastnz = '0;
     for (int l = 0; l < 4; l++) begin
       sge_idx = 6'({acc_beat, 2'(l)}) - 6'd2;
       if ((acc_beat != 3'd0 || l >= 2) && sge_idx < {1'b0, acc_nsge}) begin
-        beat_sum = beat_sum + 37'(rdata[128*l+64 +: 32]);
+        lane_len[32*l +: 32] = rdata[128*l+64 +: 32];
         if (rdata[128*l+96 +: 32] != 32'(kite_pkg::LKEY_PHYS)) beat_lkey_bad = 1'b1;
         if (rdata[128*l+64 +: 32] != '0) begin
           beat_nz = 1'b1;
@@ -314,6 +310,8 @@ module kite_qm_fetch #(
         end
       end
     end
+    beat_sum = (37'(lane_len[0 +: 32]) + 37'(lane_len[32 +: 32])) +
+               (37'(lane_len[64 +: 32]) + 37'(lane_len[96 +: 32]));
   end
 
   // Last beat holding a gather entry: entry nsge-1 sits at byte 32 + 16(nsge-1).
@@ -508,6 +506,27 @@ module kite_qm_fetch #(
     end
   end
 
+  // The tags' next states, each tag comparing the numbers written to: through
+  // a variable part-select (t_st[{tag, 1'b0} +: 2] <= ...), yosys 0.23
+  // checks the index against the vector's range with a 33-bit carry chain,
+  // at the end of the path from the checker through the pick. Later lines
+  // win, as the writes they replace did.
+  logic [2*NTAG-1:0] t_st_d;
+  always_comb begin
+    t_st_d = t_st;
+    for (int i = 0; i < NTAG; i++) begin
+      if (pick_valid_i && alloc[TW-1:0] == TW'(i)) t_st_d[2*i +: 2] = T_REQ;
+      if (rd_valid_o && rd_ready_i && req[TW-1:0] == TW'(i)) t_st_d[2*i +: 2] = T_WAIT;
+      if (rd_cpl_valid_i && (rd_cpl_last_i || rd_cpl_err_i) && rd_cpl_tag_i == TW'(i))
+        t_st_d[2*i +: 2] = T_DONE;
+      if (ph2_req && k_tag_q == TW'(i)) t_st_d[2*i +: 2] = T_REQ;
+      if (fin && k_tag_q == TW'(i)) t_st_d[2*i +: 2] = T_FREE;
+      if (o_fin && o_tag_q == TW'(i)) t_st_d[2*i +: 2] = T_FREE;
+      // Held by the checker until its fin.
+      if (pick_next && chk[TW-1:0] == TW'(i)) t_st_d[2*i +: 2] = T_WAIT;
+    end
+  end
+
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       k_q       <= K_IDLE;
@@ -525,18 +544,15 @@ module kite_qm_fetch #(
       if (handoff) t_past[k_tag_q] <= 1'b1;
       for (int i = 0; i < NTAG; i++) if (rel && t_pred[i] == k_tag_q) t_wp[i] <= 1'b0;
       if (pick_valid_i) begin
-        t_st[{alloc[TW-1:0], 1'b0} +: 2] <= T_REQ;
         t_err[alloc[TW-1:0]]  <= 1'b0;
         t_past[alloc[TW-1:0]] <= 1'b0;
         t_wp[alloc[TW-1:0]]   <= prev_live;
       end
       if (rd_valid_o && rd_ready_i) begin
-        t_st[{req[TW-1:0], 1'b0} +: 2] <= T_WAIT;
         req_ptr_q         <= req[TW-1:0];
       end
       if (rd_cpl_valid_i) begin
         if (rd_cpl_err_i) t_err[rd_cpl_tag_i] <= 1'b1;
-        if (rd_cpl_last_i || rd_cpl_err_i) t_st[{rd_cpl_tag_i, 1'b0} +: 2] <= T_DONE;
       end
 
       case (k_q)
@@ -608,12 +624,8 @@ module kite_qm_fetch #(
         default: ;  // K_CPL, K_DONE, K_REW: wait for fin
       endcase
 
-      if (ph2_req) t_st[{k_tag_q, 1'b0} +: 2] <= T_REQ;
-      if (fin) begin
-        t_st[{k_tag_q, 1'b0} +: 2] <= T_FREE;
-        k_q <= K_IDLE;
-      end
-      if (o_fin) t_st[{o_tag_q, 1'b0} +: 2] <= T_FREE;
+      t_st <= t_st_d;
+      if (fin) k_q <= K_IDLE;
       if (handoff) begin
         o_valid_q <= 1'b1;
         o_i_q     <= 1'b0;
@@ -626,7 +638,6 @@ module kite_qm_fetch #(
       if (pick_next) begin
         k_tag_q   <= chk[TW-1:0];
         chk_ptr_q <= chk[TW-1:0];
-        t_st[{chk[TW-1:0], 1'b0} +: 2] <= T_WAIT;   // held by the checker until its fin
         k_q       <= rew[chk[TW-1:0]] ? K_REW : K_HDR;
       end
     end

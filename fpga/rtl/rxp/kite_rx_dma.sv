@@ -489,20 +489,14 @@ module kite_rx_dma #(
   assign hit   = |hitv;
   assign a_hit = |a_hitv;
 
-  // Victim: the first free line, else the first evictable one from a
-  // rotating pointer.
-  logic [LW-1:0] vp_q, vict, free_l;
-  logic          vict_ok, free_ok;
-  always_comb begin
-    free_l  = '0;
-    free_ok = 1'b0;
-    for (int l = NLINE - 1; l >= 0; l--) if (freev[l]) begin free_l = LW'(l); free_ok = 1'b1; end
-    vict    = free_l;
-    vict_ok = free_ok;
-    if (!free_ok)
-      for (int k = NLINE - 1; k >= 0; k--)
-        if (evv[LW'(32'(vp_q) + 32'(k))]) begin vict = LW'(32'(vp_q) + 32'(k)); vict_ok = 1'b1; end
-  end
+  // Victim: the first free line, else the next evictable one after the
+  // last evicted (kite_rr_pick).
+  logic [LW-1:0] vp_q, vict, free_l, ev_l;
+  logic          vict_ok, free_ok, ev_ok;
+  kite_rr_pick #(.N(NLINE)) u_free (.req_i(freev), .last_i('1), .valid_o(free_ok), .idx_o(free_l));
+  kite_rr_pick #(.N(NLINE)) u_evict (.req_i(evv), .last_i(vp_q), .valid_o(ev_ok), .idx_o(ev_l));
+  assign vict    = free_ok ? free_l : ev_l;
+  assign vict_ok = free_ok || ev_ok;
 
   logic d_alloc, a_alloc, alloc;
   logic [LW-1:0]   al_l;
@@ -528,12 +522,15 @@ module kite_rx_dma #(
     al_pi = (acc_valid_i && acc_qn_i == al_qn) ? acc_pi_i : (d_alloc ? pi_d : pi_a);
   end
 
-  // Prefetch: a rotating pick among the lines with a posted WQE not yet
+  // Prefetch: a round-robin pick among the lines with a posted WQE not yet
   // read and room in their window; one request reads the WQEs from lfe that
   // are posted, fit the window, lie before the ring's wrap and before the
-  // next read-size boundary (at least one).
+  // next read-size boundary (at least one). That count and the address are
+  // worked out for every line in parallel and the pick selects them, so
+  // that the pick and the arithmetic are not one after the other on the
+  // path back to lfe.
   logic             pf_v_q;
-  logic [LW-1:0]    pf_l_q, pf_ptr_q;
+  logic [LW-1:0]    pf_l_q, pf_last_q;
   logic [KW-1:0]    pf_slot_q;
   logic [KW:0]      pf_n_q, pf_n;
   logic [63:0]      pf_addr_q;
@@ -546,8 +543,6 @@ module kite_rx_dma #(
   logic [16:0]      l_thr [NLINE];
   logic [16:0]      lwmax [NLINE];          // window: NWQE, or LCH chunks
   always_comb begin
-    pf_pick = '0;
-    pf_any  = 1'b0;
     for (int l = 0; l < NLINE; l++) begin
       lwin[l] = lfe_q[l] - lci_q[l];
       // Wait for room for a batch (NWQE / 4, or what is posted, or what one
@@ -564,9 +559,8 @@ module kite_rx_dma #(
                 lwmax[l] - 17'(lwin[l]) >= l_thr[l] &&
                 !(cfg_valid_i && lq_q[l] == cfg_qn_i) && !(r_errph && lq_q[l] == rc_qn);
     end
-    for (int k = NLINE - 1; k >= 0; k--)
-      if (elig[LW'(32'(pf_ptr_q) + 32'(k))]) begin pf_pick = LW'(32'(pf_ptr_q) + 32'(k)); pf_any = 1'b1; end
   end
+  kite_rr_pick #(.N(NLINE)) u_prefetch (.req_i(elig), .last_i(pf_last_q), .valid_o(pf_any), .idx_o(pf_pick));
   // A request whose line has been dropped (a context write of its RQ, or
   // ERR) before it is taken is withdrawn: the ring it reads may be gone.
   // The card's read arbiter is a priority mux that takes a request only in
@@ -580,25 +574,29 @@ module kite_rx_dma #(
   assign rd_go   = pf_v_q && !pf_dead && rd_req_ready_i;
   assign pf_load = (!pf_v_q || pf_dead || rd_req_ready_i) && pf_any && rd_res_q != (RW + 1)'(RDQ);
 
-  logic [15:0] pf_mask, pf_idx;
-  logic [63:0] pf_a;
-  logic [16:0] n_av, n_room, n_wrap, n_bnd, n_min;
-  logic [XW-1:0] pf_off;                    // pf_a within its read-size block
-  assign pf_off = pf_a[XW-1:0] & (rdm[XW-1:0] - XW'(1));
-  assign pf_mask = 16'((17'd1 << llsz_q[pf_pick]) - 1'b1);
-  assign pf_idx  = lfe_q[pf_pick] & pf_mask;
-  assign pf_a    = lbase_q[pf_pick] + ({48'd0, pf_idx} << llstr_q[pf_pick]);
+  logic [63:0]   l_a [NLINE];               // each line's next read: address
+  logic [KW:0]   l_n [NLINE];               // and WQEs
+  logic [63:0]   pf_a;
+  logic [15:0]   ln_idx;                    // per line, in turn
+  logic [XW-1:0] ln_off;                    // l_a within its read-size block
+  logic [16:0]   ln_av, ln_room, ln_wrap, ln_bnd, ln_m0, ln_m1, ln_min;
   always_comb begin
-    n_av   = 17'(lpi_q[pf_pick] - lfe_q[pf_pick]);
-    n_room = lwmax[pf_pick] - 17'(lwin[pf_pick]);
-    n_wrap = (17'd1 << llsz_q[pf_pick]) - 17'(pf_idx);
-    n_bnd  = 17'((18'(rdm) - 18'(pf_off)) >> llstr_q[pf_pick]);
-    n_min  = n_av;
-    if (n_room < n_min) n_min = n_room;
-    if (n_wrap < n_min) n_min = n_wrap;
-    if (n_bnd < n_min) n_min = n_bnd;
-    pf_n = n_min == '0 ? (KW + 1)'(1) : (KW + 1)'(n_min);
+    for (int l = 0; l < NLINE; l++) begin
+      ln_idx  = lfe_q[l] & 16'((17'd1 << llsz_q[l]) - 1'b1);
+      l_a[l]  = lbase_q[l] + ({48'd0, ln_idx} << llstr_q[l]);
+      ln_off  = l_a[l][XW-1:0] & (rdm[XW-1:0] - XW'(1));
+      ln_av   = 17'(lpi_q[l] - lfe_q[l]);
+      ln_room = lwmax[l] - 17'(lwin[l]);
+      ln_wrap = (17'd1 << llsz_q[l]) - 17'(ln_idx);
+      ln_bnd  = 17'((18'(rdm) - 18'(ln_off)) >> llstr_q[l]);
+      ln_m0   = ln_room < ln_av ? ln_room : ln_av;
+      ln_m1   = ln_bnd < ln_wrap ? ln_bnd : ln_wrap;
+      ln_min  = ln_m1 < ln_m0 ? ln_m1 : ln_m0;
+      l_n[l]  = ln_min == '0 ? (KW + 1)'(1) : (KW + 1)'(ln_min);
+    end
   end
+  assign pf_n = l_n[pf_pick];
+  assign pf_a = l_a[pf_pick];
 
   assign rd_req_valid_o = pf_v_q && !pf_dead;
   assign rd_req_id_o    = RD_ID;
@@ -881,17 +879,12 @@ module kite_rx_dma #(
     end
   end
 
+  // The oldest eligible task: the first from dq_rd_q on (the one after
+  // dq_rd_q - 1, as kite_rr_pick counts).
   logic [DW-1:0] tk_pick;
   logic          tk_any;
-  always_comb begin
-    tk_pick = '0;
-    tk_any  = 1'b0;
-    for (int k = NDESC - 1; k >= 0; k--)
-      if (elig_t[DW'(32'(dq_rd_q[DW-1:0]) + 32'(k))]) begin
-        tk_pick = DW'(32'(dq_rd_q[DW-1:0]) + 32'(k));
-        tk_any  = 1'b1;
-      end
-  end
+  kite_rr_pick #(.N(NDESC)) u_task (
+    .req_i(elig_t), .last_i(dq_rd_q[DW-1:0] - 1'b1), .valid_o(tk_any), .idx_o(tk_pick));
 
   logic          sg_run_q;
   logic [DW-1:0] sg_i_q;
@@ -1182,10 +1175,10 @@ module kite_rx_dma #(
       lv_q      <= '0;
       lr_v_q    <= '0;
       lerr_v_q  <= '0;
-      vp_q      <= '0;
+      vp_q      <= '1;                     // line 0 first
       pf_v_q    <= 1'b0;
       pf_l_q    <= '0;
-      pf_ptr_q  <= '0;
+      pf_last_q <= '1;                     // line 0 first
       pf_slot_q <= '0;
       pf_n_q    <= '0;
       pf_addr_q <= '0;
@@ -1220,7 +1213,7 @@ module kite_rx_dma #(
       if (pf_load) begin
         pf_v_q    <= 1'b1;
         pf_l_q    <= pf_pick;
-        pf_ptr_q  <= pf_pick + 1'b1;
+        pf_last_q <= pf_pick;
         pf_slot_q <= lfe_q[pf_pick][KW-1:0];
         pf_n_q    <= pf_n;
         pf_addr_q <= pf_a;
@@ -1289,7 +1282,7 @@ module kite_rx_dma #(
         llsz_q[al_l]  <= al_lsz;
         llstr_q[al_l] <= al_lstr;
         lfn_q[al_l]   <= al_fn;
-        if (d_alloc && !free_ok) vp_q <= vict + 1'b1;
+        if (d_alloc && !free_ok) vp_q <= vict;
       end
 
       // Drops come last: a context write or ERR wins.
@@ -1406,7 +1399,9 @@ module kite_rx_dma #(
       end
       if (sg_take) begin
         sg_run_q        <= 1'b1;
-        todo_q[tk_pick] <= 1'b0;
+        // Each bit compared with the pick: yosys 0.23 checks a variable
+        // index (todo_q[tk_pick]) against the range with a 32-bit carry chain.
+        for (int i = 0; i < NDESC; i++) if (tk_pick == DW'(i)) todo_q[i] <= 1'b0;
         sg_i_q     <= tk_pick;
         sg_l_q     <= tl_q[tk_pick];
         sg_slot_q  <= ts_q[tk_pick];

@@ -923,6 +923,14 @@ int main(int argc, char **argv) {
             b.set_mrrs(tb::chance(mrng, 0.4) ? 2 : tb::rnd(mrng, 0, 7));
             b.round(tb::rnd(rng, 1, 40));
         }
+        // The draws above give some seeds few reads under the small MRRS:
+        // rounds at 128 and 256 bytes until each has its share (a bounded
+        // number; none for seeds that have it, so their later draws are as
+        // they were).
+        for (long r = 0; r < rounds && (b.reads_by_mrrs[128] <= 30 || b.reads_by_mrrs[256] <= 30); r++) {
+            b.set_mrrs(unsigned(r & 1));
+            b.round(tb::rnd(rng, 1, 40));
+        }
         b.set_mrrs(2);
         std::printf("[rx_dma] WQE reads by MRRS:");
         for (auto &[k, v] : b.reads_by_mrrs) std::printf(" %u B x %ld", k, v);
@@ -940,11 +948,13 @@ int main(int argc, char **argv) {
         }
         // Failed WQE reads, several answered before a frame takes the first
         // (only that one counts), likewise: fresh rings, many of them faulting.
+        // Here and for posted writes below, more rounds (bounded) where a
+        // seed's draws give too few of the frames the round is for.
         b.steer_drops = false;
         b.p_fault = 0.4;
         b.p_straddle = 0.9;
         const long rd0 = b.kinds[5];
-        for (long r = 0; r < rounds / 5; r++) {
+        for (long r = 0; r < rounds / 5 || (b.kinds[5] - rd0 <= 10 && r < rounds); r++) {
             for (unsigned q = 1; q < NRQ_RAND; q++)
                 if (tb::chance(rng, 0.3)) b.configure(q, true);
             b.p_gap = tb::chance(rng, 0.5) ? 0.0 : 0.3;
@@ -972,7 +982,7 @@ int main(int argc, char **argv) {
         // faulting region, and a write that fails is what wr_wait_i is for.
         for (unsigned q = 1; q < NRQ_RAND; q++) b.configure(q, false);
         const long ok0 = b.kinds[0], wr0 = b.kinds[7];
-        for (long r = 0; r < rounds / 5; r++) {
+        for (long r = 0; r < rounds / 5 || (b.kinds[0] - ok0 <= 30 && r < rounds); r++) {
             b.p_gap = tb::chance(rng, 0.5) ? 0.0 : 0.3;
             b.p_ready = tb::chance(rng, 0.5) ? 1.0 : 0.6;
             b.round(tb::rnd(rng, 1, 40));
