@@ -134,22 +134,9 @@ module kite_cq #(
   logic              tmr_valid, tmr_prio_q, space, acc_cmd, acc_tmr;
   logic [CQN_W-1:0]  tmr_cqn;
 
-  // Lowest pending CQ of the sweep, in two levels (groups of 32).
-  localparam int unsigned NG = (NUM_CQ + 31) / 32;
-  logic [NG-1:0] grp_any;
-  logic [31:0]   grp_bits;
-  logic [$clog2(NG > 1 ? NG : 2)-1:0] grp_sel;
-  logic [4:0]    bit_sel;
-  always_comb begin
-    for (int g = 0; g < NG; g++) grp_any[g] = |sweep_q[g*32 +: 32];
-    grp_sel = '0;
-    for (int g = NG - 1; g >= 0; g--) if (grp_any[g]) grp_sel = g[$bits(grp_sel)-1:0];
-    grp_bits = sweep_q[32*grp_sel +: 32];
-    bit_sel = '0;
-    for (int b = 31; b >= 0; b--) if (grp_bits[b]) bit_sel = b[4:0];
-  end
-  assign tmr_valid = |grp_any;
-  assign tmr_cqn   = CQN_W'({grp_sel, bit_sel});
+  // Lowest pending CQ of the sweep: a priority tree (kite_rr_pick with a
+  // fixed start), not loops whose carried choice is a chain.
+  kite_rr_pick #(.N(NUM_CQ)) u_sweep (.req_i(sweep_q), .last_i('1), .valid_o(tmr_valid), .idx_o(tmr_cqn));
 
   // Room in both FIFOs for this command and the one in stage 1.
   assign space       = !busy_o && cqo_free >= 4'd2 && eqr_free >= 4'd2;

@@ -396,52 +396,18 @@ module kite_qm #(
   logic [QN_W-1:0] p1_sqn_q;
   logic [NW-1:0]   p1_nf_q;     // WQEs of the SQ in flight before this pick
 
-  // First eligible after rr_q, else the first eligible: a find-first-set in
-  // two levels (groups of GW queues) keeps the logic shallow.
-  localparam int unsigned GW = 32;
-  localparam int unsigned NG = NQ / GW;
-  localparam int unsigned GB = $clog2(GW);
-  localparam int unsigned GN = $clog2(NG);
-
-  function automatic logic [GB-1:0] ffs_w(input logic [GW-1:0] v);  // index of the lowest set bit
-    begin
-      ffs_w = '0;
-      for (int i = GW - 1; i >= 0; i--) if (v[i]) ffs_w = GB'(i);
-    end
-  endfunction
-  function automatic logic [GN-1:0] ffs_g(input logic [NG-1:0] v);
-    begin
-      ffs_g = '0;
-      for (int i = NG - 1; i >= 0; i--) if (v[i]) ffs_g = GN'(i);
-    end
-  endfunction
-
-  logic [NQ-1:0] hi_mask, cand;
+  // First eligible after rr_q, else the first eligible (kite_rr_pick: trees,
+  // not loops whose carried choice is a chain).
   // Ports under their tag cap, counting the pick in P1 (it takes a tag next).
   logic [NPORT-1:0] port_ok;
   always_comb
     for (int p = 0; p < NPORT; p++)
       port_ok[p] = fetch_port_used_i[p*CW +: CW] + CW'(p1_valid_q && pick_port_o == PW'(p)) < CW'(PORT_TAGS);
-  logic [NG-1:0] grp_any;
-  logic [GN-1:0] gsel;
-  logic [GB-1:0] bsel;
   for (genvar g = 0; g < NQ; g++) begin : g_elig
-    assign elig[g]    = sq_act_q[g] && sq_en_q[g] && sq_rdy_q[g] && sq_nf_q[g] != NW'(SQ_DEPTH) &&
-                        port_ok[sq_port_q[g]];
-    if (g == 0) begin : g_lo
-      assign hi_mask[g] = 1'b0;
-    end else begin : g_hi
-      assign hi_mask[g] = QN_W'(g) > rr_q;
-    end
+    assign elig[g] = sq_act_q[g] && sq_en_q[g] && sq_rdy_q[g] && sq_nf_q[g] != NW'(SQ_DEPTH) &&
+                     port_ok[sq_port_q[g]];
   end
-  assign sel_any = |elig;
-  assign cand    = |(elig & hi_mask) ? (elig & hi_mask) : elig;
-  for (genvar j = 0; j < NG; j++) begin : g_grp
-    assign grp_any[j] = |cand[GW*j +: GW];
-  end
-  assign gsel = ffs_g(grp_any);
-  assign bsel = ffs_w(cand[GW*gsel +: GW]);
-  assign sel  = {gsel, bsel};
+  kite_rr_pick #(.N(NQ)) u_sched (.req_i(elig), .last_i(rr_q), .valid_o(sel_any), .idx_o(sel));
 
   // Pick only with a free fetch tag for it (the pick in P1 may take one),
   // never while the flush reads through the pick port or firmware writes.

@@ -1219,7 +1219,10 @@ module kite_rx_dma #(
         pf_addr_q <= pf_a;
         pf_len_q  <= 16'(pf_n) << llstr_q[pf_pick];
         pf_fn_q   <= lfn_q[pf_pick];
-        lfe_q[pf_pick] <= lfe_q[pf_pick] + 16'(pf_n);
+        // lfe_q and lv_q are written line by line, each comparing its
+        // number: through a variable index yosys 0.23 puts a range check
+        // (a carry chain) at the end of the path from the pick.
+        for (int l = 0; l < NLINE; l++) if (pf_pick == LW'(l)) lfe_q[l] <= lfe_q[l] + 16'(pf_n);
       end else if (rd_go || pf_cancel) begin
         pf_v_q <= 1'b0;
       end
@@ -1270,7 +1273,7 @@ module kite_rx_dma #(
         for (int l = 0; l < NLINE; l++) if (lv_q[l] && lq_q[l] == acc_qn_i) lpi_q[l] <= acc_pi_i;
 
       if (alloc) begin
-        lv_q[al_l]    <= 1'b1;
+        for (int l = 0; l < NLINE; l++) if (al_l == LW'(l)) lv_q[l] <= 1'b1;
         lr_v_q[al_l]  <= 1'b0;
         lq_q[al_l]    <= al_qn;
         lci_q[al_l]   <= al_ci;
@@ -1286,8 +1289,8 @@ module kite_rx_dma #(
       end
 
       // Drops come last: a context write or ERR wins.
-      if (d_go && d_kind == EV_RD_ERR) lv_q[h] <= 1'b0;
       for (int l = 0; l < NLINE; l++) begin
+        if (d_go && d_kind == EV_RD_ERR && h == LW'(l)) lv_q[l] <= 1'b0;
         if (cfg_valid_i && lq_q[l] == cfg_qn_i) lv_q[l] <= 1'b0;
         if (r_errph && lq_q[l] == rc_qn) lv_q[l] <= 1'b0;
       end

@@ -231,16 +231,9 @@ module kite_rx_steer #(
     else if (a_mc_q) accept = md[1] || a_mc_hit_q;
     else accept = a_uc_hit_q;
   end
-  always_comb begin
-    hit   = 1'b0;
-    first = '0;
-    for (int r = NRULE - 1; r >= 0; r--) begin
-      if (a_rm_q[r]) begin
-        hit   = 1'b1;
-        first = RW'(r);
-      end
-    end
-  end
+  // The first matching rule: a priority tree (kite_rr_pick with a fixed
+  // start), not a loop whose carried choice is a chain 64 rules long.
+  kite_rr_pick #(.N(NRULE)) u_first (.req_i(a_rm_q), .last_i('1), .valid_o(hit), .idx_o(first));
 
   logic [1:0] act;
   assign act = r_act_q[a_port_q][first];
