@@ -14,9 +14,15 @@ yosys maps logic as written (it does not rebalance a chain of XORs into a
 tree), so the figure is an upper bound of what Vivado's synthesis gives, and
 counts no routing delay.
 
+The deepest path in levels need not be the slowest: a LUT and its route
+cost several times a MUXF or a CARRY step. So the register-to-register path
+with the most LUTs is reported too.
+
 Usage: depth.py NETLIST.json [--top NAME]
-Prints two lines, "reg" and "port": levels, then LUT / CARRY / MUXF counts,
+Prints three lines. "reg" and "port": levels, then LUT / CARRY / MUXF counts,
 then the path's start and end register (by the net its output drives).
+"lut": the most LUTs on a register-to-register path, then that path's
+levels, CARRY and MUXF counts, start and end.
 """
 import argparse
 import json
@@ -86,8 +92,12 @@ def analyse(mod):
         return cells[cname]["type"]
 
     # Per net bit: the deepest path to it from a register and from an input
-    # port, each (levels, luts, carries, start) or None.
+    # port, and the path from a register with the most LUTs, each (levels,
+    # luts, carries, start) or None. SIDES: which of them, and what max means.
     memo = {}
+    by_levels = lambda t: t
+    by_luts = lambda t: (t[1], t[0], t[2], t[3])
+    SIDES = (by_levels, by_levels, by_luts)   # reg, port, reg by LUTs
 
     def depth(bit):
         stack = [bit]
@@ -98,12 +108,12 @@ def analyse(mod):
                 continue
             drv = driver.get(b)
             if drv is None:
-                memo[b] = (None, (0, 0, 0, "input " + names.get(b, "?")) if b in port_in else None)
+                memo[b] = (None, (0, 0, 0, "input " + names.get(b, "?")) if b in port_in else None, None)
                 stack.pop()
                 continue
             cname = drv[0]
             if kind[cname] == "seq":
-                memo[b] = ((0, 0, 0, seq_name(cname)), None)
+                memo[b] = ((0, 0, 0, seq_name(cname)), None, (0, 0, 0, seq_name(cname)))
                 stack.pop()
                 continue
             ins = inputs[drv]
@@ -115,18 +125,18 @@ def analyse(mod):
                 continue
             k = kind[cname]
             out = []
-            for side in (0, 1):
+            for side, key in enumerate(SIDES):
                 cand = [memo[i][side] for i in ins if memo[i][side] is not None]
                 if not cand:
                     out.append(None)
                     continue
-                d = max(cand)
+                d = max(cand, key=key)
                 out.append((d[0] + (k != "wire"), d[1] + (k == "lut"), d[2] + (k == "carry"), d[3]))
             memo[b] = tuple(out)
             stack.pop()
         return memo[bit]
 
-    best = [None, None]                       # reg-to-reg, port paths: (depth tuple, end)
+    best = [None, None, None]                 # as SIDES: (depth tuple, end)
     for cname, c in cells.items():
         if kind[cname] != "seq" and c["type"] not in LUTRAM:   # a LUT RAM's inputs meet its write clock
             continue
@@ -138,12 +148,13 @@ def analyse(mod):
                 if not isinstance(b, int):
                     continue
                 for side, d in enumerate(depth(b)):
-                    if d and (best[side] is None or d > best[side][0]):
+                    key = SIDES[side]
+                    if d and (best[side] is None or key(d) > key(best[side][0])):
                         best[side] = (d, seq_name(cname))
     for b in port_out:
-        for d in depth(b):
-            if d and (best[1] is None or d > best[1][0]):
-                best[1] = (d, "output " + names.get(b, "?"))
+        d = depth(b)[1]
+        if d and (best[1] is None or d > best[1][0]):
+            best[1] = (d, "output " + names.get(b, "?"))
     return best
 
 
@@ -155,12 +166,15 @@ def main():
     with open(a.netlist) as f:
         mods = json.load(f)["modules"]
     top = a.top or next(n for n, m in mods.items() if int(m.get("attributes", {}).get("top", "0"), 2))
-    for label, r in zip(("reg", "port"), analyse(mods[top])):
+    for label, r in zip(("reg", "port", "lut"), analyse(mods[top])):
         if r is None:
-            print(f"{label} 0 levels")
+            print(f"{label} 0 levels" if label != "lut" else "lut 0 LUTs")
             continue
         (lv, luts, car, start), end = r
-        print(f"{label} {lv} levels: {luts} LUT, {car} CARRY, {lv - luts - car} MUXF; {start} -> {end}")
+        if label == "lut":
+            print(f"lut {luts} LUTs: {lv} levels, {car} CARRY, {lv - luts - car} MUXF; {start} -> {end}")
+        else:
+            print(f"{label} {lv} levels: {luts} LUT, {car} CARRY, {lv - luts - car} MUXF; {start} -> {end}")
 
 
 if __name__ == "__main__":

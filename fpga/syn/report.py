@@ -34,10 +34,10 @@ def summarize(c: dict) -> dict:
 
 
 def depth(text: str) -> dict:
-    """depth.txt (fpga/syn/depth.py): label -> (levels, detail)."""
+    """depth.txt (fpga/syn/depth.py): label -> (levels, or LUTs for "lut"; detail)."""
     out = {}
     for line in text.splitlines():
-        m = re.match(r"(reg|port) (\d+) levels(?:: (.*))?$", line)
+        m = re.match(r"(reg|port|lut) (\d+) (?:levels|LUTs)(?:: (.*))?$", line)
         if m:
             out[m.group(1)] = (int(m.group(2)), m.group(3) or "")
     return out
@@ -92,14 +92,15 @@ def main() -> int:
         s = summarize(cells(stat.read_text()))
         row = [name, top] + [f"{s[c]:g}" for c in RES_COLS]
         if name in BOTTOM_UP:
-            row += ["-", "-"]
+            row += ["-", "-", "-"]
         else:
             d = depth(dfile.read_text())
-            row += [str(d["reg"][0]), str(d["port"][0])]
-            paths.append([name, str(d["reg"][0]), d["reg"][1]])
+            row += [str(d["reg"][0]), str(d["port"][0]), str(d["lut"][0])]
+            paths.append([name, f'{d["reg"][0]} levels', d["reg"][1]])
+            paths.append([name, f'{d["lut"][0]} LUTs', d["lut"][1]])
         rows.append(row)
-    table = rst_table(["Block", "Top"] + RES_COLS + ["Levels", "Port lv."], rows)
-    deep = rst_table(["Block", "Levels", "Cells on the path; its first and last register"], paths)
+    table = rst_table(["Block", "Top"] + RES_COLS + ["Levels", "Port lv.", "LUT lv."], rows)
+    deep = rst_table(["Block", "Path", "Cells on the path; its first and last register"], paths)
     parts = json.loads((SYN / "card" / "parts.json").read_text())
     card = rst_table(["Instance", "Module", "Result"] + RES_COLS,
                      [[p["instance"], p["module"], p["from"]] + [f"{summarize(p['cells'])[c]:g}" for c in RES_COLS]
@@ -129,8 +130,9 @@ one; ``fpga/syn/depth.py`` on yosys's netlist); Port lv. the deepest path
 that starts at an input port or ends at an output port, whose other half
 lies in the neighbouring block. yosys maps logic as written and does not
 rebalance it, so these are upper bounds of what Vivado's synthesis builds,
-without routing; a MUXF adds far less delay than a LUT and its route. Their
-deepest paths:
+without routing. A MUXF adds far less delay than a LUT and its route, so
+the deepest path is not always the slowest: LUT lv. is the most LUTs on
+any register-to-register path of the block. Both paths of each block:
 
 {deep}
 

@@ -341,24 +341,33 @@ module kite_qm #(
   end
 
   logic [DW-1:0]   c_db;
-  logic [15:0]     c_ci, c_diff;
-  logic            c_en, c_own, c_rdy, c_win, c_ok;
+  logic [15:0]     c_ci, c_ci_now;
+  logic            c_en, c_own, c_rdy, c_win, c_ok, c_fwd_now;
   logic [1:0]      c_st;
   logic [3:0]      c_lsz;
+  // pi - ci within the ring, both for the ci read and for one written in
+  // this cycle: whether it is written comes late (a WQE's completion is
+  // accepted), so it selects between the two checks, not their input.
+  function automatic logic in_win(logic [15:0] idx, logic [15:0] ci, logic [3:0] lsz);
+    logic [15:0] diff;
+    begin
+      diff = idx - ci;
+      in_win = {1'b0, diff} <= (17'd1 << lsz);
+    end
+  endfunction
   always_comb begin
     c_db = c_rq_q ? c_rq_db : c_sq_db;
     c_ci = c_rq_q ? c_rq_ci : c_sq_ci;
     if (c_fwd_q) c_ci = c_fwd_ci_q;
-    if (c_rq_q ? (rq_ci_we && rq_ci_wa == c_qn_q) : (sq_ci_we && sq_ci_wa == c_qn_q))
-      c_ci = c_rq_q ? rq_ci_wd : sq_ci_wd;
+    c_ci_now  = c_rq_q ? rq_ci_wd : sq_ci_wd;
+    c_fwd_now = c_rq_q ? (rq_ci_we && rq_ci_wa == c_qn_q) : (sq_ci_we && sq_ci_wa == c_qn_q);
     c_en  = c_rq_q ? rq_en_q[c_qn_q] : sq_en_q[c_qn_q];
     c_st  = c_rq_q ? {rq_err_q[c_qn_q], rq_rdy_q[c_qn_q]} : {sq_err_q[c_qn_q], sq_rdy_q[c_qn_q]};
     c_lsz = c_db[3:0];
     c_own = c_en && c_db[DW-1 -: FN_W] == c_fn_q && c_db[4 +: 8] == c_page_q;
     c_rdy = c_st == ST_RDY && !(!c_rq_q && done_go && done_err_i && done_sqn_i == c_qn_q) &&
             !(!c_rq_q && gerr_set && gerr_sqn_i == c_qn_q);
-    c_diff = c_idx_q - c_ci;
-    c_win = {1'b0, c_diff} <= (17'd1 << c_lsz);
+    c_win = c_fwd_now ? in_win(c_idx_q, c_ci_now, c_lsz) : in_win(c_idx_q, c_ci, c_lsz);
     c_ok  = c_valid_q && c_own && c_rdy && c_win;
   end
 

@@ -235,6 +235,18 @@ module kite_qm_fetch #(
   logic [7:0]    k_opcode_q, k_status_q;
   logic [31:0]   k_syn_q;
   logic          k_dma_q, k_dma_ci_q;
+  // The checker's tag's fields, copied from t_*[k_tag_q] every cycle: the
+  // outputs read them from a register, not through a 128-to-1 mux (that mux
+  // was at the start of the path into the queue manager's doorbell check,
+  // through done_sqn_o and done_ci_o). The copy is of the tag from the second
+  // cycle after a pick on (k_new_q clear). K_HDR, the first cycle, reads the
+  // arrays; the outputs are used in later states only, and K_REW, which a
+  // pick may enter, waits for its second cycle to finish.
+  logic [QN_W-1:0] k_sqn_q;
+  logic [FN_W-1:0] k_fn_q;
+  logic [PW-1:0]   k_port_q;
+  logic [15:0]     k_cqn_q, k_ci_q;
+  logic            k_new_q;
 
   // The checker's tag leaves it in this cycle (rel): younger WQEs of its SQ
   // may be taken in the same cycle. rel comes late (from the WQE's checks),
@@ -278,6 +290,10 @@ module kite_qm_fetch #(
   kite_rr_pick #(.N(NTAG)) u_chk1 (
     .req_i(chk_ok1), .last_i(chk_ptr_q), .valid_o(chk1[TW]), .idx_o(chk1[TW-1:0]));
   assign chk = rel ? chk1 : chk0;
+  // Whether the next tag is a rewound one, looked up for both picks: rel
+  // selects the bit, not the index of a 128-to-1 mux.
+  logic chk_rew;
+  assign chk_rew = rel ? rew[chk1[TW-1:0]] : rew[chk0[TW-1:0]];
 
   // Gather entries 4b-2 .. 4b+1 are the lanes of beat b. In K_HDR rdata is
   // beat 0 and the entry count comes straight from it.
@@ -380,11 +396,18 @@ module kite_qm_fetch #(
   // A port's queue has room for a whole WQE: its free entries (one may be
   // taken this cycle) less two for the output register and two for a WQE in
   // K_HDR that may move there now (neither the checker's next WQE waits for).
+  // Compared against each of the three bounds, the holders select: the sum
+  // of the bound would put two adders before the compare.
+  logic [2:0] room_over;   // free entries above MAX_GATHER + 0, 2, 4
+  logic       o_here, k_here;
   always_comb begin
-    for (int p = 0; p < NPORT; p++)
-      d_room[p] = 9'(d_free_i[8*p +: 8]) >
-                  9'(kite_pkg::MAX_GATHER) + 9'(o_valid_q && o_port_q == PW'(p) ? 2 : 0) +
-                  9'(k_q == K_HDR && t_port[k_tag_q] == PW'(p) ? 2 : 0);
+    for (int p = 0; p < NPORT; p++) begin
+      for (int j = 0; j < 3; j++)
+        room_over[j] = 9'(d_free_i[8*p +: 8]) > 9'(kite_pkg::MAX_GATHER) + 9'(2 * j);
+      o_here    = o_valid_q && o_port_q == PW'(p);
+      k_here    = k_q == K_HDR && t_port[k_tag_q] == PW'(p);
+      d_room[p] = o_here && k_here ? room_over[2] : o_here || k_here ? room_over[1] : room_over[0];
+    end
   end
 
   // Outputs. K_OUT passes over a zero-length entry in one cycle without a
@@ -403,10 +426,10 @@ module kite_qm_fetch #(
   assign o_room   = !o_valid_q || o_fin;
 
   assign d_valid_o     = o_dv || k_dv;
-  assign d_sqn_o       = o_valid_q ? o_sqn_q : t_sqn[k_tag_q];
-  assign d_fn_o        = o_valid_q ? o_fn_q : t_fn[k_tag_q];
-  assign d_port_o      = o_valid_q ? o_port_q : t_port[k_tag_q];
-  assign d_cqn_o       = o_valid_q ? o_cqn_q : t_cqn[k_tag_q];
+  assign d_sqn_o       = o_valid_q ? o_sqn_q : k_sqn_q;
+  assign d_fn_o        = o_valid_q ? o_fn_q : k_fn_q;
+  assign d_port_o      = o_valid_q ? o_port_q : k_port_q;
+  assign d_cqn_o       = o_valid_q ? o_cqn_q : k_cqn_q;
   assign d_wqe_index_o = o_valid_q ? o_wqe_index_q : k_wqe_index_q;
   assign d_signaled_o  = o_valid_q ? o_signaled_q : k_signaled_q;
   assign d_eth_o       = o_valid_q ? o_eth_q : k_eth_q;
@@ -421,23 +444,23 @@ module kite_qm_fetch #(
   assign k_flush       = !o_valid_q && sq_err_i;
   assign k_cpl         = k_q == K_CPL || (k_q == K_DONE && k_flush);
   assign c_valid_o     = !o_valid_q && k_cpl && done_ready_i;
-  assign c_sqn_o       = t_sqn[k_tag_q];
-  assign c_port_o      = t_port[k_tag_q];
-  assign c_cqn_o       = t_cqn[k_tag_q];
-  assign c_wqe_index_o = k_dma_ci_q || k_flush ? t_ci[k_tag_q] : k_wqe_index_q;
+  assign c_sqn_o       = k_sqn_q;
+  assign c_port_o      = k_port_q;
+  assign c_cqn_o       = k_cqn_q;
+  assign c_wqe_index_o = k_dma_ci_q || k_flush ? k_ci_q : k_wqe_index_q;
   assign c_opcode_o    = k_flush ? 8'(kite_pkg::CQE_OPCODE_ERROR) : k_opcode_q;
   assign c_status_o    = k_flush ? 8'(kite_pkg::CQE_STATUS_WR_FLUSH_ERR) : k_status_q;
   assign c_syndrome_o  = k_flush ? '0 : k_syn_q;
 
   logic fin;   // the checker's WQE is finished this cycle
   assign fin = (k_dv && d_ready_i && out_last) || (c_valid_o && c_ready_i) ||
-               (!o_valid_q && (k_q == K_DONE && !k_flush || k_q == K_REW) && done_ready_i);
+               (!o_valid_q && (k_q == K_DONE && !k_flush || k_q == K_REW && !k_new_q) && done_ready_i);
   assign done_valid_o = o_valid_q ? o_last && d_ready_i :
                         (k_q == K_OUT && out_last && d_ready_i) || (k_cpl && c_ready_i) ||
-                        k_q == K_DONE && !k_flush || k_q == K_REW;
-  assign done_rew_o   = !o_valid_q && k_q == K_REW;
+                        k_q == K_DONE && !k_flush || k_q == K_REW && !k_new_q;
+  assign done_rew_o   = !o_valid_q && k_q == K_REW && !k_new_q;
   assign done_sqn_o   = d_sqn_o;
-  assign done_ci_o    = (o_valid_q ? o_ci_q : t_ci[k_tag_q]) + 16'd1;
+  assign done_ci_o    = (o_valid_q ? o_ci_q : k_ci_q) + 16'd1;
   // From state alone (no handshake): the queue manager stops picking the SQ
   // while its error waits (its ready must not depend on this one's valid).
   assign done_err_o   = !o_valid_q && k_q == K_CPL && k_dma_q && !sq_err_i;
@@ -539,8 +562,10 @@ module kite_qm_fetch #(
       t_err     <= '0;
       t_wp      <= '0;
       lw_q      <= 1'b0;
+      k_new_q   <= 1'b0;
     end else begin
       lw_q <= pick_valid_i;
+      k_new_q <= pick_next;
       if (handoff) t_past[k_tag_q] <= 1'b1;
       for (int i = 0; i < NTAG; i++) if (rel && t_pred[i] == k_tag_q) t_wp[i] <= 1'b0;
       if (pick_valid_i) begin
@@ -638,7 +663,7 @@ module kite_qm_fetch #(
       if (pick_next) begin
         k_tag_q   <= chk[TW-1:0];
         chk_ptr_q <= chk[TW-1:0];
-        k_q       <= rew[chk[TW-1:0]] ? K_REW : K_HDR;
+        k_q       <= chk_rew ? K_REW : K_HDR;
       end
     end
   end
@@ -667,6 +692,11 @@ module kite_qm_fetch #(
     end
     lw_sqn_q <= pick_sqn_i;
     lw_tag_q <= alloc[TW-1:0];
+    k_sqn_q  <= t_sqn[k_tag_q];
+    k_fn_q   <= t_fn[k_tag_q];
+    k_port_q <= t_port[k_tag_q];
+    k_cqn_q  <= t_cqn[k_tag_q];
+    k_ci_q   <= t_ci[k_tag_q];
     if (lw_q) last_q[lw_sqn_q] <= lw_tag_q;
   end
 
@@ -678,7 +708,7 @@ module kite_qm_fetch #(
     end else begin
       for (int p = 0; p < NPORT; p++)
         pu_q[p] <= pu_q[p] + CW'(pick_valid_i && pick_port_i == PW'(p)) -
-                   CW'(fin && t_port[k_tag_q] == PW'(p)) - CW'(o_fin && o_port_q == PW'(p));
+                   CW'(fin && k_port_q == PW'(p)) - CW'(o_fin && o_port_q == PW'(p));
     end
   end
   always_comb for (int p = 0; p < NPORT; p++) port_used_o[p*CW +: CW] = pu_q[p];
@@ -693,7 +723,7 @@ module kite_qm_fetch #(
       dma_q <= '0;
     end else if (fin_cpl && !k_flush && k_opcode_q == 8'(kite_pkg::CQE_OPCODE_ERROR)) begin
       for (int p = 0; p < NPORT; p++) begin
-        if (t_port[k_tag_q] == PW'(p)) begin
+        if (k_port_q == PW'(p)) begin
           if (k_dma_q) dma_q[64*p +: 64] <= dma_q[64*p +: 64] + 64'd1;
           else bad_q[64*p +: 64] <= bad_q[64*p +: 64] + 64'd1;
         end

@@ -471,7 +471,7 @@ module kite_rx_dma #(
   // Line lookups.
   logic             pf_load;                // the prefetch takes a read for pf_pick
   logic [LW-1:0]    pf_pick;
-  logic [NLINE-1:0] hitv, a_hitv, freev, evv, lbusy;
+  logic [NLINE-1:0] hitv, a_hitv, freev, evv0, lbusy;
   logic             hit, a_hit;
   logic [LW-1:0]    h;
   always_comb begin
@@ -479,10 +479,10 @@ module kite_rx_dma #(
     for (int l = 0; l < NLINE; l++) begin
       hitv[l]   = lv_q[l] && lq_q[l] == qn;
       a_hitv[l] = lv_q[l] && lq_q[l] == a_qn_q;
-      // Not the line the prefetch takes a read for in this cycle: its answer
-      // would land in the line's next RQ.
-      evv[l]    = lout_q[l] == '0 && !lbusy[l] && !(pf_load && pf_pick == LW'(l));
-      freev[l]  = evv[l] && (!lv_q[l] || (lfe_q[l] == lci_q[l] && lpi_q[l] == lci_q[l]));
+      evv0[l]   = lout_q[l] == '0 && !lbusy[l];
+      // A free line is never the one the prefetch reads for (that line has
+      // WQEs posted and not read).
+      freev[l]  = evv0[l] && (!lv_q[l] || (lfe_q[l] == lci_q[l] && lpi_q[l] == lci_q[l]));
       if (hitv[l]) h = LW'(l);
     end
   end
@@ -490,13 +490,25 @@ module kite_rx_dma #(
   assign a_hit = |a_hitv;
 
   // Victim: the first free line, else the next evictable one after the
-  // last evicted (kite_rr_pick).
-  logic [LW-1:0] vp_q, vict, free_l, ev_l;
-  logic          vict_ok, free_ok, ev_ok;
+  // last evicted (kite_rr_pick), but not the line the prefetch takes a read
+  // for in this cycle: its answer would land in the line's next RQ. That
+  // line is known late (at the end of the prefetch pick), so the evictable
+  // line is picked without it and, in case it is the one picked, a second
+  // time without that one; the prefetch selects between the two. Dropping
+  // any other line from the requests would not change the pick.
+  logic [LW-1:0]    vp_q, vict, free_l, ev_l, ev0_l, ev1_l;
+  logic             vict_ok, free_ok, ev_ok, ev0_ok, ev1_ok, ev_pf;
+  logic [NLINE-1:0] evv1;
   kite_rr_pick #(.N(NLINE)) u_free (.req_i(freev), .last_i('1), .valid_o(free_ok), .idx_o(free_l));
-  kite_rr_pick #(.N(NLINE)) u_evict (.req_i(evv), .last_i(vp_q), .valid_o(ev_ok), .idx_o(ev_l));
+  kite_rr_pick #(.N(NLINE)) u_evict0 (.req_i(evv0), .last_i(vp_q), .valid_o(ev0_ok), .idx_o(ev0_l));
+  always_comb
+    for (int l = 0; l < NLINE; l++) evv1[l] = evv0[l] && ev0_l != LW'(l);
+  kite_rr_pick #(.N(NLINE)) u_evict1 (.req_i(evv1), .last_i(vp_q), .valid_o(ev1_ok), .idx_o(ev1_l));
+  assign ev_pf   = pf_load && pf_pick == ev0_l;
+  assign ev_ok   = ev_pf ? ev1_ok : ev0_ok;
+  assign ev_l    = ev_pf ? ev1_l : ev0_l;
   assign vict    = free_ok ? free_l : ev_l;
-  assign vict_ok = free_ok || ev_ok;
+  assign vict_ok = ev_ok;   // a free line is evictable, and not the prefetch's
 
   logic d_alloc, a_alloc, alloc;
   logic [LW-1:0]   al_l;
@@ -540,23 +552,25 @@ module kite_rx_dma #(
   logic             pf_any, rd_go;
   logic [RW:0]      rd_res_q;               // reads loaded, not yet answered
   logic [15:0]      lwin [NLINE];
-  logic [16:0]      l_thr [NLINE];
   logic [16:0]      lwmax [NLINE];          // window: NWQE, or LCH chunks
+  logic [16:0]      lroom [NLINE];          // lwmax - lwin, when lwin < lwmax
+  logic [NLINE-1:0] l_thr_ok;
   always_comb begin
     for (int l = 0; l < NLINE; l++) begin
       lwin[l] = lfe_q[l] - lci_q[l];
-      // Wait for room for a batch (NWQE / 4, or what is posted, or what one
-      // read takes at this stride): with a few tags, reads as small as the
-      // last consumption would not keep up.
-      l_thr[l] = 17'(lpi_q[l] - lfe_q[l]);
-      if (l_thr[l] > 17'(RD_BATCH)) l_thr[l] = 17'(RD_BATCH);
-      if (l_thr[l] > (17'(rdm) >> llstr_q[l])) l_thr[l] = 17'(rdm) >> llstr_q[l];
       lwmax[l] = 17'(LCH) >> sh_of(llstr_q[l]);
       if (lwmax[l] > 17'(NWQE)) lwmax[l] = 17'(NWQE);
+      lroom[l] = lwmax[l] - 17'(lwin[l]);
+      // Wait for room for a batch: the least of NWQE / 4, what is posted and
+      // what one read takes at this stride (with a few tags, reads as small
+      // as the last consumption would not keep up). Room for the least of
+      // three is room for any one of them: three compares side by side,
+      // not a min of min before the compare.
+      l_thr_ok[l] = lroom[l] >= 17'(lpi_q[l] - lfe_q[l]) || lroom[l] >= 17'(RD_BATCH) ||
+                    lroom[l] >= (17'(rdm) >> llstr_q[l]);
       // Not a line dropped in this cycle: its read would go out for a ring
       // the context write just replaced (or an RQ now in ERR).
-      elig[l] = lv_q[l] && lfe_q[l] != lpi_q[l] && 17'(lwin[l]) < lwmax[l] &&
-                lwmax[l] - 17'(lwin[l]) >= l_thr[l] &&
+      elig[l] = lv_q[l] && lfe_q[l] != lpi_q[l] && 17'(lwin[l]) < lwmax[l] && l_thr_ok[l] &&
                 !(cfg_valid_i && lq_q[l] == cfg_qn_i) && !(r_errph && lq_q[l] == rc_qn);
     end
   end
@@ -586,7 +600,7 @@ module kite_rx_dma #(
       l_a[l]  = lbase_q[l] + ({48'd0, ln_idx} << llstr_q[l]);
       ln_off  = l_a[l][XW-1:0] & (rdm[XW-1:0] - XW'(1));
       ln_av   = 17'(lpi_q[l] - lfe_q[l]);
-      ln_room = lwmax[l] - 17'(lwin[l]);
+      ln_room = lroom[l];
       ln_wrap = (17'd1 << llsz_q[l]) - 17'(ln_idx);
       ln_bnd  = 17'((18'(rdm) - 18'(ln_off)) >> llstr_q[l]);
       ln_m0   = ln_room < ln_av ? ln_room : ln_av;
@@ -1253,7 +1267,7 @@ module kite_rx_dma #(
       if (rsp_end && lv_q[rs_l]) begin
         lans_q[rs_l] <= lans_q[rs_l] + 16'(rs_n);
         if ((rb_err_q || rd_rsp_err_i) && !lerr_v_q[rs_l]) begin
-          lerr_v_q[rs_l] <= 1'b1;
+          for (int l = 0; l < NLINE; l++) if (rs_l == LW'(l)) lerr_v_q[l] <= 1'b1;
           lerr_q[rs_l]   <= lans_q[rs_l];
         end
       end
@@ -1265,7 +1279,7 @@ module kite_rx_dma #(
                     16'(wr_go && sg_last && sg_l_q == LW'(l));
       if (d_ok) begin
         lr_q[h]   <= dp_i;
-        lr_v_q[h] <= 1'b1;
+        for (int l = 0; l < NLINE; l++) if (h == LW'(l)) lr_v_q[l] <= 1'b1;
       end
 
       // Doorbells move pi.
@@ -1273,13 +1287,19 @@ module kite_rx_dma #(
         for (int l = 0; l < NLINE; l++) if (lv_q[l] && lq_q[l] == acc_qn_i) lpi_q[l] <= acc_pi_i;
 
       if (alloc) begin
-        for (int l = 0; l < NLINE; l++) if (al_l == LW'(l)) lv_q[l] <= 1'b1;
-        lr_v_q[al_l]  <= 1'b0;
+        // The flags entry by entry (lv_q, lr_v_q, lerr_v_q): a write through
+        // a variable index puts a 32-bit range check on the path (rtl.rst).
+        for (int l = 0; l < NLINE; l++) begin
+          if (al_l == LW'(l)) begin
+            lv_q[l]     <= 1'b1;
+            lr_v_q[l]   <= 1'b0;
+            lerr_v_q[l] <= 1'b0;
+          end
+        end
         lq_q[al_l]    <= al_qn;
         lci_q[al_l]   <= al_ci;
         lfe_q[al_l]   <= al_ci;
         lans_q[al_l]  <= al_ci;
-        lerr_v_q[al_l] <= 1'b0;
         lpi_q[al_l]   <= al_pi;
         lbase_q[al_l] <= al_base;
         llsz_q[al_l]  <= al_lsz;
