@@ -1099,7 +1099,8 @@ int main(int argc, char **argv) {
         const long ok0 = b.kinds[0];
         for (int lead = -6; lead <= 12; lead++) b.evict_race(lead);
         std::printf("[rx_dma] victim against the prefetch: %ld frames to an RQ without a line, at 19 offsets "
-                    "against the prefetch's read for the one evictable line; %ld delivered as the model's\n", b.races, b.kinds[0] - ok0);
+                    "against the prefetch's read for the one evictable line; %ld delivered as the model's\n",
+                    b.races, b.kinds[0] - ok0);
     }
     // Line rate at 250 MHz: (frame + FCS + preamble and gap) * 8 bits at
     // 100 Gb/s = (size + 24) * 0.02 cycles per frame.
