@@ -284,21 +284,30 @@ struct Bench {
     }
     long reads_at_cfg = 0;
 
+    // RQ q's reference context as a plain Ethernet ring (flags 0, its CQ by
+    // parity); configure() then tells the RTL.
+    ctx::wq_ctx &eth_ring(unsigned q, unsigned log_size, unsigned log_stride, uint64_t base) {
+        ctx::wq_ctx &w = ref.hw.rq[q];
+        w = ctx::wq_ctx{};
+        w.valid = 1;
+        w.is_rq = 1;
+        w.kind = ctx::WQ_ETH;
+        w.log_size = uint8_t(log_size);
+        w.log_stride = uint8_t(log_stride);
+        w.cqn = 1 + q % NCQ_USED;
+        w.base = base;
+        return w;
+    }
+
     // (Re)creates RQ q: RST then RDY (q 7 stays in RST: not ready, unless @all_ready).
     void configure(unsigned q, bool fresh, bool all_ready = false) {
         ctx::wq_ctx &w = ref.hw.rq[q];
         if (fresh) {
             replacing(w);
-            w = ctx::wq_ctx{};
-            w.valid = 1;
-            w.is_rq = 1;
-            w.kind = ctx::WQ_ETH;
-            w.log_size = uint8_t(tb::rnd(rng, 1, 6));
-            w.log_stride = uint8_t(tb::rnd(rng, 4, 9));
+            const unsigned lsz = tb::rnd(rng, 1, 6), lstr = tb::rnd(rng, 4, 9);
+            eth_ring(q, lsz, lstr, 0x40000 + uint64_t(q) * 0x8000);
             w.flags = uint8_t((tb::chance(rng, 0.7) ? create_wq_in::FLAGS_VLAN_STRIP : 0) |
                               (q % 2 ? create_wq_in::FLAGS_RX_FCS : 0));  // odd RQs keep the FCS
-            w.cqn = 1 + q % NCQ_USED;
-            w.base = 0x40000 + uint64_t(q) * 0x8000;
             if (tb::chance(rng, p_fault) || (q == 6 && !rq_err_seen[0])) w.base = FAULT + uint64_t(q) * 0x8000;  // WQE reads fail
             // RQ 5's ring may straddle the fault: WQEs from 1 KiB on fail to read.
             if (q == 5 && tb::chance(rng, p_straddle)) w.base = FAULT - 0x400;
@@ -760,15 +769,8 @@ struct Bench {
         const uint32_t bsz = (size + 63) & ~63u;
         const unsigned per = std::min(256u, unsigned((BUF_HI - BUF_LO) / bsz) / nrq);
         for (unsigned q = 1; q <= nrq; q++) {
-            ctx::wq_ctx &w = ref.hw.rq[q];
-            w = ctx::wq_ctx{};
-            w.valid = 1;
-            w.is_rq = 1;
-            w.kind = ctx::WQ_ETH;
-            w.log_size = uint8_t(nrq == 1 ? 12 : 10);
-            w.log_stride = uint8_t(lstride);
-            w.cqn = 1 + q % NCQ_USED;
-            w.base = 0x40000 + uint64_t(q - 1) * (uint64_t(1) << (w.log_size + lstride));
+            const unsigned lsz = nrq == 1 ? 12 : 10;
+            ctx::wq_ctx &w = eth_ring(q, lsz, lstride, 0x40000 + uint64_t(q - 1) * (uint64_t(1) << (lsz + lstride)));
             bench_nrq = q;                      // reads from here on are of RQs 1..q
             configure(q, false, true);
             unsigned size_q = 1u << w.log_size;
@@ -843,16 +845,8 @@ struct Bench {
         p_ready = 1.0;
         tag_limit = TAGS;
         for (unsigned q : rqs) {
-            ctx::wq_ctx &w = ref.hw.rq[q];
-            replacing(w);
-            w = ctx::wq_ctx{};
-            w.valid = 1;
-            w.is_rq = 1;
-            w.kind = ctx::WQ_ETH;
-            w.log_size = 6;
-            w.log_stride = 4;
-            w.cqn = 1 + q % NCQ_USED;
-            w.base = 0x40000 + uint64_t(q) * 0x8000;
+            replacing(ref.hw.rq[q]);
+            eth_ring(q, 6, 4, 0x40000 + uint64_t(q) * 0x8000);
             configure(q, false);                // drops its line
         }
         rd_lat_lo = rd_lat_hi = 20;
