@@ -408,8 +408,14 @@ module kite_rx_dma #(
       qerr_q <= '0;
     end else begin
       if (acc_valid_i) pz_q[acc_qn_i] <= 1'b0;
-      if (ci_we) cz_q[ci_wa] <= 1'b0;
-      if (err_set) qerr_q[err_qn] <= 1'b1;
+      // Entry by entry, each comparing both RQ numbers: the retire's error
+      // comes late, and through ci_wa / err_qn it would select the index
+      // ahead of the decode.
+      for (int q = 0; q < NQ; q++) begin
+        if ((d_consume && qn == QW'(q)) || (r_errph && rc_qn == QW'(q))) cz_q[q] <= 1'b0;
+        if ((d_go && d_kind == EV_RD_ERR && qn == QW'(q)) || (r_errph && rc_qn == QW'(q)))
+          qerr_q[q] <= 1'b1;
+      end
       if (cfg_valid_i) begin
         en_q[cfg_qn_i]   <= cfg_en_i;
         qerr_q[cfg_qn_i] <= 1'b0;
@@ -570,7 +576,7 @@ module kite_rx_dma #(
                     lroom[l] >= (17'(rdm) >> llstr_q[l]);
       // Not a line dropped in this cycle: its read would go out for a ring
       // the context write just replaced (or an RQ now in ERR).
-      elig[l] = lv_q[l] && lfe_q[l] != lpi_q[l] && 17'(lwin[l]) < lwmax[l] && l_thr_ok[l] &&
+      elig[l] = lv_q[l] && !lnb_q[l] && lfe_q[l] != lpi_q[l] && 17'(lwin[l]) < lwmax[l] && l_thr_ok[l] &&
                 !(cfg_valid_i && lq_q[l] == cfg_qn_i) && !(r_errph && lq_q[l] == rc_qn);
     end
   end
@@ -588,23 +594,40 @@ module kite_rx_dma #(
   assign rd_go   = pf_v_q && !pf_dead && rd_req_ready_i;
   assign pf_load = (!pf_v_q || pf_dead || rd_req_ready_i) && pf_any && rd_res_q != (RW + 1)'(RDQ);
 
+  // The bound a read must stop at, the next read-size boundary or the
+  // ring's wrap, depends on lfe through the ring index and the address: a
+  // 64-bit add and two shifts, too deep for the loop from the prefetch's
+  // pick back to lfe. It is registered (lm1_q, from the lfe of the cycle
+  // before), and a line whose lfe has just moved (a read, an allocation) is
+  // not eligible for one cycle (lnb_q) while it catches up. A read ends at
+  // what is posted, the window or the bound, so a line left with more to
+  // read stopped at a read-size block or the wrap; one such read every other
+  // cycle per line is far more WQEs than frames take. MRRS changes only
+  // while no read is offered (kite_pcie_rd).
   logic [63:0]   l_a [NLINE];               // each line's next read: address
   logic [KW:0]   l_n [NLINE];               // and WQEs
+  logic [XW:0]   l_m1 [NLINE];              // and bound, from lfe_q
+  logic [XW:0]   lm1_q [NLINE];             // l_m1 of the cycle before
+  logic [NLINE-1:0] lnb_q;                  // lm1_q is for an older lfe
   logic [63:0]   pf_a;
   logic [15:0]   ln_idx;                    // per line, in turn
   logic [XW-1:0] ln_off;                    // l_a within its read-size block
-  logic [16:0]   ln_av, ln_room, ln_wrap, ln_bnd, ln_m0, ln_m1, ln_min;
+  logic [16:0]   ln_wrap, ln_bnd;
+  logic [16:0]   ln_av, ln_room, ln_m0, ln_m1, ln_min;
   always_comb begin
     for (int l = 0; l < NLINE; l++) begin
       ln_idx  = lfe_q[l] & 16'((17'd1 << llsz_q[l]) - 1'b1);
       l_a[l]  = lbase_q[l] + ({48'd0, ln_idx} << llstr_q[l]);
       ln_off  = l_a[l][XW-1:0] & (rdm[XW-1:0] - XW'(1));
-      ln_av   = 17'(lpi_q[l] - lfe_q[l]);
-      ln_room = lroom[l];
       ln_wrap = (17'd1 << llsz_q[l]) - 17'(ln_idx);
       ln_bnd  = 17'((18'(rdm) - 18'(ln_off)) >> llstr_q[l]);
+      l_m1[l] = ln_bnd < ln_wrap ? (XW + 1)'(ln_bnd) : (XW + 1)'(ln_wrap);
+    end
+    for (int l = 0; l < NLINE; l++) begin
+      ln_av   = 17'(lpi_q[l] - lfe_q[l]);
+      ln_room = lroom[l];
       ln_m0   = ln_room < ln_av ? ln_room : ln_av;
-      ln_m1   = ln_bnd < ln_wrap ? ln_bnd : ln_wrap;
+      ln_m1   = 17'(lm1_q[l]);
       ln_min  = ln_m1 < ln_m0 ? ln_m1 : ln_m0;
       l_n[l]  = ln_min == '0 ? (KW + 1)'(1) : (KW + 1)'(ln_min);
     end
@@ -619,16 +642,20 @@ module kite_rx_dma #(
   assign rd_req_len_o   = pf_len_q;
 
   // Reads in flight (answers come in request order).
-  localparam int unsigned RQ_W = LW + KW + KW + 1 + 2;
+  localparam int unsigned RQ_W = LW + KW + KW + 1 + 2 + 3;
   logic [RQ_W-1:0] rdq_mem [RDQ];
   logic [RW:0]     rdq_wr_q, rdq_rd_q;
   logic [LW-1:0]   rs_l;
   logic [KW-1:0]   rs_slot;                 // first WQE's slot
   logic [KW:0]     rs_n;                    // WQEs
   logic [1:0]      rs_a54;                  // address bits 5:4
-  assign {rs_l, rs_slot, rs_n, rs_a54} = rdq_mem[rdq_rd_q[RW-1:0]];
+  logic [2:0]      rs_sh;                   // entries per WQE: 2^rs_sh
+  // The line's stride goes with the request, so that the answer does not
+  // look it up through rs_l at the head of its per-chunk arithmetic (it
+  // does not change while the line has reads out).
+  assign {rs_l, rs_slot, rs_n, rs_a54, rs_sh} = rdq_mem[rdq_rd_q[RW-1:0]];
   always_ff @(posedge clk_i)
-    if (rd_go) rdq_mem[rdq_wr_q[RW-1:0]] <= {pf_l_q, pf_slot_q, pf_n_q, pf_addr_q[5:4]};
+    if (rd_go) rdq_mem[rdq_wr_q[RW-1:0]] <= {pf_l_q, pf_slot_q, pf_n_q, pf_addr_q[5:4], sh_of(llstr_q[pf_l_q])};
 
   logic rsp_go, rsp_end;
   assign rd_rsp_ready_o = rdq_wr_q != rdq_rd_q;
@@ -652,7 +679,6 @@ module kite_rx_dma #(
   logic [SW:0] rb_nsge_q, n_nsge;
   logic        rb_stop_q, rb_bad_q, rb_err_q, n_stop, n_bad;
   logic [37:0] rb_cap_q, n_cap;
-  logic [2:0]  rs_sh;
   logic [4:0]  rs_emask;
   logic [5:0]  ck_c [4];
   logic [4:0]  ck_e [4];
@@ -662,7 +688,6 @@ module kite_rx_dma #(
   logic [3:0]  ck_v, ck_end;
   logic [SUM_W-1:0] ck_sum [4];
   always_comb begin
-    rs_sh    = sh_of(llstr_q[rs_l]);
     rs_emask = 5'((6'd1 << rs_sh) - 1'b1);
     n_nsge = rb_nsge_q;
     n_stop = rb_stop_q;
@@ -783,6 +808,7 @@ module kite_rx_dma #(
   logic [DW-1:0]    prev_q [NDESC];
   logic [LW-1:0]    tl_q   [NDESC];         // scatter task: line, slot, entries, length, strip
   logic [KW-1:0]    ts_q   [NDESC];
+  logic [2:0]       tsh_q  [NDESC];         // and the line's sh (see rs_sh)
   logic [SW:0]      tn_q   [NDESC];
   logic [15:0]      td_q   [NDESC];
   logic [NDESC-1:0] tstrip_q;
@@ -904,6 +930,7 @@ module kite_rx_dma #(
   logic [DW-1:0] sg_i_q;
   logic [LW-1:0] sg_l_q;
   logic [KW-1:0] sg_slot_q;
+  logic [2:0]    sg_sh_q;
   logic [SW:0]   si_q, nsge_q, nwr_q;
   logic [15:0]   off_q, dlen_q;
   logic          strip_q;
@@ -929,18 +956,21 @@ module kite_rx_dma #(
   assign tk_start = desc_mem[tk_pick][AW-1:0];
   logic [LW-1:0] e_l;
   logic [KW-1:0] e_slot;
+  logic [2:0]    e_sh;
   logic [CW-1:0] e_ch;
   always_comb begin
     if (sg_take) begin
       e_sel  = '0;
       e_l    = tl_q[tk_pick];
       e_slot = ts_q[tk_pick];
+      e_sh   = tsh_q[tk_pick];
     end else begin
       e_sel  = wr_go ? si_q + 1'b1 : si_q;
       e_l    = sg_l_q;
       e_slot = sg_slot_q;
+      e_sh   = sg_sh_q;
     end
-    e_ch   = chunk_of(sh_of(llstr_q[e_l]), e_slot, 6'(e_sel));
+    e_ch   = chunk_of(e_sh, e_slot, 6'(e_sel));
     e_row  = {e_l, e_ch[CW-1:2]};
     e_bank = e_ch[1:0];
   end
@@ -1191,6 +1221,7 @@ module kite_rx_dma #(
       lerr_v_q  <= '0;
       vp_q      <= '1;                     // line 0 first
       pf_v_q    <= 1'b0;
+      lnb_q     <= '1;
       pf_l_q    <= '0;
       pf_last_q <= '1;                     // line 0 first
       pf_slot_q <= '0;
@@ -1220,6 +1251,7 @@ module kite_rx_dma #(
         llstr_q[l] <= '0;
         lfn_q[l]   <= '0;
         lout_q[l]  <= '0;
+        lm1_q[l]   <= '0;
       end
     end else begin
       // Prefetch requests.
@@ -1239,6 +1271,10 @@ module kite_rx_dma #(
         for (int l = 0; l < NLINE; l++) if (pf_pick == LW'(l)) lfe_q[l] <= lfe_q[l] + 16'(pf_n);
       end else if (rd_go || pf_cancel) begin
         pf_v_q <= 1'b0;
+      end
+      for (int l = 0; l < NLINE; l++) begin
+        lm1_q[l] <= l_m1[l];
+        lnb_q[l] <= (pf_load && pf_pick == LW'(l)) || (alloc && al_l == LW'(l));
       end
       rd_res_q <= rd_res_q + (RW + 1)'(pf_load) - (RW + 1)'(rsp_end) - (RW + 1)'(pf_cancel);
       for (int l = 0; l < NLINE; l++)
@@ -1335,6 +1371,7 @@ module kite_rx_dma #(
       sg_i_q     <= '0;
       sg_l_q     <= '0;
       sg_slot_q  <= '0;
+      sg_sh_q    <= '0;
       sg_start_q <= '0;
       si_q       <= '0;
       nsge_q     <= '0;
@@ -1370,6 +1407,7 @@ module kite_rx_dma #(
         prev_q[i]  <= '0;
         tl_q[i]    <= '0;
         ts_q[i]    <= '0;
+        tsh_q[i]   <= '0;
         tn_q[i]    <= '0;
         td_q[i]    <= '0;
         rec_nwr[i] <= '0;
@@ -1396,6 +1434,7 @@ module kite_rx_dma #(
         prev_q[dp_i]     <= lr_q[h];
         tl_q[dp_i]       <= h;
         ts_q[dp_i]       <= slot_d;
+        tsh_q[dp_i]      <= sh_of(llstr_q[h]);
         tn_q[dp_i]       <= s_nsge;
         td_q[dp_i]       <= dlen_d;
         tstrip_q[dp_i]   <= strip_d;
@@ -1428,6 +1467,7 @@ module kite_rx_dma #(
         sg_i_q     <= tk_pick;
         sg_l_q     <= tl_q[tk_pick];
         sg_slot_q  <= ts_q[tk_pick];
+        sg_sh_q    <= tsh_q[tk_pick];
         sg_start_q <= tk_start;
         si_q       <= '0;
         nsge_q     <= tn_q[tk_pick];
