@@ -189,10 +189,8 @@ module kite_qm #(
   logic [NQ-1:0] sq_rdy_q, sq_err_q, rq_rdy_q, rq_err_q;
   logic [NQ-1:0] sq_fp_q;    // flush when the last WQE in the fetch finishes
   logic [PW-1:0] sq_port_q [NQ];
-  // WQEs picked and not finished (P1 and the fetch), and whether none is
-  // left after this cycle's finish and dropped pick (no pick can come then).
+  // WQEs picked and not finished (P1 and the fetch).
   logic [NW-1:0] sq_nf_q [NQ];
-  logic [NQ-1:0] sq_idle_nx;
 
   // ---------------------------------------------------------------- flush FSM
   typedef enum logic [2:0] {FL_IDLE, FL_RD, FL_LAT, FL_RUN, FL_END} fl_e;
@@ -459,9 +457,21 @@ module kite_qm #(
 
   // Flush now unless a WQE of the SQ is still in flight after this cycle
   // (one finishing now, or a pick of it finding no work, counts as gone).
-  assign gerr_now  = gerr_set && sq_idle_nx[gerr_sqn_i];
+  // The SQ's count is selected first and compared with each number that
+  // can go now: the done and the null pick are late, and a subtractor per
+  // SQ before the select put them at the head of the flush's path.
+  logic [NW-1:0] gerr_nf, done_nf;
+  logic          gerr_dn, gerr_nl, gerr_idle;
+  assign gerr_nf   = sq_nf_q[gerr_sqn_i];
+  assign gerr_dn   = done_go && done_sqn_i == gerr_sqn_i;
+  assign gerr_nl   = p1_valid_q && !p1_work && p1_sqn_q == gerr_sqn_i;
+  assign gerr_idle = (gerr_nf == NW'(0) && !gerr_dn && !gerr_nl) ||
+                     (gerr_nf == NW'(1) && (gerr_dn ^ gerr_nl)) ||
+                     (gerr_nf == NW'(2) && gerr_dn && gerr_nl);
+  assign gerr_now  = gerr_set && gerr_idle;
   assign null_done = p1_valid_q && !p1_work && p1_sqn_q == done_sqn_i;
-  assign done_last = sq_nf_q[done_sqn_i] == NW'(1) + NW'(null_done);
+  assign done_nf   = sq_nf_q[done_sqn_i];
+  assign done_last = null_done ? done_nf == NW'(2) : done_nf == NW'(1);
   assign {p1_base, p1_lstr, p1_lsz, pick_fn_o, pick_cqn_o, pick_port_o} = p1_pk;
   assign p1_slot = p1_next & ((16'd1 << p1_lsz) - 16'd1);
 
@@ -537,7 +547,6 @@ module kite_qm #(
     assign rq_en_q[g]   = rq_en;
     assign sq_nf_q[g]   = nf;
     assign sq_busy_q[g] = nf != '0;
-    assign sq_idle_nx[g] = nf_nx == '0;
     assign sq_act_q[g]  = sq_act;
     assign sq_rdy_q[g]  = sq_rdy;
     assign sq_err_q[g]  = sq_err;

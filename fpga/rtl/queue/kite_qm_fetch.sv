@@ -253,6 +253,7 @@ module kite_qm_fetch #(
   // so the checker's next tag is picked both ways and rel selects.
   logic            rel;
   logic [NTAG-1:0] chk_ok0, chk_ok1, rew;   // eligible without, with rel
+  logic [NTAG-1:0] chk_rdy;                 // fetched, with room (or rewound)
   logic [NPORT-1:0] d_room;   // see below
   // Registered: a write is taken only with none of its SQ's tags left, so
   // the cycle after it no tag of the SQ exists yet.
@@ -265,9 +266,10 @@ module kite_qm_fetch #(
   always_ff @(posedge clk_i) rew_sqn_q <= rew_sqn_i;
   always_comb begin
     for (int i = 0; i < NTAG; i++) begin
-      rew[i]    = rew_q && t_sqn[i] == rew_sqn_q;
-      chk_ok0[i] = is_done[i] && !t_wp[i] && (d_room[t_port[i]] || rew[i]);
-      chk_ok1[i] = is_done[i] && !(t_wp[i] && t_pred[i] != k_tag_q) && (d_room[t_port[i]] || rew[i]);
+      rew[i]     = rew_q && t_sqn[i] == rew_sqn_q;
+      chk_rdy[i] = is_done[i] && (d_room[t_port[i]] || rew[i]);
+      chk_ok0[i] = chk_rdy[i] && !t_wp[i];
+      chk_ok1[i] = chk_rdy[i] && !(t_wp[i] && t_pred[i] != k_tag_q);
     end
   end
   // last_q is written the cycle after the pick, from a register, so it is
