@@ -988,7 +988,12 @@ int main(int argc, char **argv) {
         // rounds at 128 and 256 bytes until each has its share (a bounded
         // number; none for seeds that have it, so their later draws are as
         // they were).
-        for (long r = 0; r < rounds && (b.reads_by_mrrs[128] <= 30 || b.reads_by_mrrs[256] <= 30); r++) {
+        // (Looked up with find: operator[] would add a zero entry.)
+        auto reads_at = [&b](unsigned mrrs) {
+            auto it = b.reads_by_mrrs.find(mrrs);
+            return it == b.reads_by_mrrs.end() ? 0L : it->second;
+        };
+        for (long r = 0; r < rounds && (reads_at(128) <= 30 || reads_at(256) <= 30); r++) {
             b.set_mrrs(unsigned(r & 1));
             b.round(tb::rnd(rng, 1, 40));
         }
@@ -996,7 +1001,7 @@ int main(int argc, char **argv) {
         std::printf("[rx_dma] WQE reads by MRRS:");
         for (auto &[k, v] : b.reads_by_mrrs) std::printf(" %u B x %ld", k, v);
         std::printf("\n");
-        chk.expect(b.reads_by_mrrs.size() == 3 && b.reads_by_mrrs[128] > 30 && b.reads_by_mrrs[256] > 30,
+        chk.expect(b.reads_by_mrrs.size() == 3 && reads_at(128) > 30 && reads_at(256) > 30,
                    "reads under MRRS 128 and 256");
         // Steering drops mixed in: the generator's state is put back after,
         // so the throughput runs below see the draws they always saw.
