@@ -559,6 +559,9 @@ module kite_rx_dma #(
   logic [RW:0]      rd_res_q;               // reads loaded, not yet answered
   logic [15:0]      lwin [NLINE];
   logic [16:0]      lwmax [NLINE];          // window: NWQE, or LCH chunks
+  logic [16:0]      lrdw  [NLINE];          // WQEs in one read of rdm bytes
+  logic [16:0]      lwmax_q [NLINE];        // both registered: see lm1_q
+  logic [16:0]      lrdw_q  [NLINE];
   logic [16:0]      lroom [NLINE];          // lwmax - lwin, when lwin < lwmax
   logic [NLINE-1:0] l_thr_ok;
   always_comb begin
@@ -566,17 +569,18 @@ module kite_rx_dma #(
       lwin[l] = lfe_q[l] - lci_q[l];
       lwmax[l] = 17'(LCH) >> sh_of(llstr_q[l]);
       if (lwmax[l] > 17'(NWQE)) lwmax[l] = 17'(NWQE);
-      lroom[l] = lwmax[l] - 17'(lwin[l]);
+      lrdw[l]  = 17'(rdm) >> llstr_q[l];
+      lroom[l] = lwmax_q[l] - 17'(lwin[l]);
       // Wait for room for a batch: the least of NWQE / 4, what is posted and
       // what one read takes at this stride (with a few tags, reads as small
       // as the last consumption would not keep up). Room for the least of
       // three is room for any one of them: three compares side by side,
       // not a min of min before the compare.
       l_thr_ok[l] = lroom[l] >= 17'(lpi_q[l] - lfe_q[l]) || lroom[l] >= 17'(RD_BATCH) ||
-                    lroom[l] >= (17'(rdm) >> llstr_q[l]);
+                    lroom[l] >= lrdw_q[l];
       // Not a line dropped in this cycle: its read would go out for a ring
       // the context write just replaced (or an RQ now in ERR).
-      elig[l] = lv_q[l] && !lnb_q[l] && lfe_q[l] != lpi_q[l] && 17'(lwin[l]) < lwmax[l] && l_thr_ok[l] &&
+      elig[l] = lv_q[l] && !lnb_q[l] && lfe_q[l] != lpi_q[l] && 17'(lwin[l]) < lwmax_q[l] && l_thr_ok[l] &&
                 !(cfg_valid_i && lq_q[l] == cfg_qn_i) && !(r_errph && lq_q[l] == rc_qn);
     end
   end
@@ -599,11 +603,14 @@ module kite_rx_dma #(
   // 64-bit add and two shifts, too deep for the loop from the prefetch's
   // pick back to lfe. It is registered (lm1_q, from the lfe of the cycle
   // before), and a line whose lfe has just moved (a read, an allocation) is
-  // not eligible for one cycle (lnb_q) while it catches up. A read ends at
+  // not eligible for one cycle (lnb_q) while it catches up. The window and
+  // the WQEs per read, which change only with an allocation, are registered
+  // too (lwmax_q, lrdw_q), and the same cycle covers them. A read ends at
   // what is posted, the window or the bound, so a line left with more to
-  // read stopped at a read-size block or the wrap; one such read every other
-  // cycle per line is far more WQEs than frames take. MRRS changes only
-  // while no read is offered (kite_pcie_rd).
+  // read stopped at a read-size block or the wrap; one such read every
+  // other cycle per line is far more WQEs than frames take. A new MRRS
+  // applies from the cycle after; like kite_pcie_rd, the block expects it
+  // to change only while the function is idle.
   logic [63:0]   l_a [NLINE];               // each line's next read: address
   logic [KW:0]   l_n [NLINE];               // and WQEs
   logic [XW:0]   l_m1 [NLINE];              // and bound, from lfe_q
@@ -1252,6 +1259,8 @@ module kite_rx_dma #(
         lfn_q[l]   <= '0;
         lout_q[l]  <= '0;
         lm1_q[l]   <= '0;
+        lwmax_q[l] <= '0;
+        lrdw_q[l]  <= '0;
       end
     end else begin
       // Prefetch requests.
@@ -1273,7 +1282,9 @@ module kite_rx_dma #(
         pf_v_q <= 1'b0;
       end
       for (int l = 0; l < NLINE; l++) begin
-        lm1_q[l] <= l_m1[l];
+        lm1_q[l]   <= l_m1[l];
+        lwmax_q[l] <= lwmax[l];
+        lrdw_q[l]  <= lrdw[l];
         lnb_q[l] <= (pf_load && pf_pick == LW'(l)) || (alloc && al_l == LW'(l));
       end
       rd_res_q <= rd_res_q + (RW + 1)'(pf_load) - (RW + 1)'(rsp_end) - (RW + 1)'(pf_cancel);
