@@ -568,18 +568,21 @@ module kite_qm_fetch #(
     end else begin
       lw_q <= pick_valid_i;
       k_new_q <= pick_next;
-      if (handoff) t_past[k_tag_q] <= 1'b1;
-      for (int i = 0; i < NTAG; i++) if (rel && t_pred[i] == k_tag_q) t_wp[i] <= 1'b0;
-      if (pick_valid_i) begin
-        t_err[alloc[TW-1:0]]  <= 1'b0;
-        t_past[alloc[TW-1:0]] <= 1'b0;
-        t_wp[alloc[TW-1:0]]   <= prev_live;
+      // The flags tag by tag, each comparing its number: through a
+      // variable index yosys 0.23 puts a range check (a carry chain) after
+      // the free-tag pick (rtl.rst).
+      for (int i = 0; i < NTAG; i++) begin
+        if (handoff && k_tag_q == TW'(i)) t_past[i] <= 1'b1;
+        if (rel && t_pred[i] == k_tag_q) t_wp[i] <= 1'b0;
+        if (pick_valid_i && alloc[TW-1:0] == TW'(i)) begin
+          t_err[i]  <= 1'b0;
+          t_past[i] <= 1'b0;
+          t_wp[i]   <= prev_live;
+        end
+        if (rd_cpl_valid_i && rd_cpl_err_i && rd_cpl_tag_i == TW'(i)) t_err[i] <= 1'b1;
       end
       if (rd_valid_o && rd_ready_i) begin
         req_ptr_q         <= req[TW-1:0];
-      end
-      if (rd_cpl_valid_i) begin
-        if (rd_cpl_err_i) t_err[rd_cpl_tag_i] <= 1'b1;
       end
 
       case (k_q)
