@@ -348,6 +348,7 @@ module kite_rxp #(
   logic [NWS*STW-1:0]  wst_q;
   logic [NWS-1:0]      wv_q;
   logic [NWS-1:0]      whok_q;
+  logic [21:0]         asum_q;      // the pseudo header's address words, summed
 
   logic c_hok;
   assign c_hok = c_hok_q && kite_rtl_pkg::oc_fold32(32'(c_hsum_q)) == 16'hffff && c_hfield_q != 16'hffff;
@@ -432,6 +433,19 @@ module kite_rxp #(
         whok_q[g]           <= in_hok;
       end
     end
+
+    // The addresses are known from stage C on: their part of the pseudo
+    // header is summed here, beside the last walk, so that stage H adds
+    // only the protocol and the L4 length (known late: after the L4 header
+    // is read at l4pos) to one sum, not to a tree of sixteen.
+    if (g == NWS - 1) begin : g_asum
+      logic [21:0] asum;
+      always_comb begin
+        asum = '0;
+        for (int i = 0; i < 16; i++) asum = asum + 22'(in_st[16*i +: 16]);
+      end
+      always_ff @(posedge clk_i) if (en) asum_q <= asum;
+    end
   end
 
   // ================================================================ G -> H: L4 header
@@ -472,6 +486,7 @@ module kite_rxp #(
   logic [7:0]      r_proto, r_bop;
   logic [23:0]     r_dqpn, r_psn;
   logic [PW-1:0]   r_ckend, r_l3end;
+  logic [15:0]     r_l4len;           // 16'(r_ckend - h_l4pos), without the add
   logic            r_frag;
 
   always_comb begin
@@ -499,6 +514,7 @@ module kite_rxp #(
     r_psn   = '0;
     r_cken  = 1'b0;
     r_ckend = h_l3end;
+    r_l4len = 16'(h_l3end - h_l4pos);
     if (l3ok) begin
       r_l3hl  = 16'(h_l4pos - PW'(h_l3off));
       r_l4off = 16'(h_l4pos);
@@ -524,6 +540,7 @@ module kite_rxp #(
           r_sport = sport;
           r_dport = dport;
           r_ckend = h_l4pos + PW'(ulen);
+          r_l4len = ulen;
           r_cken  = !(h_l3v4 && ucs == 16'd0);
           if (dport == 16'(kite_pkg::ROCEV2_UDP_PORT) && ulen >= 16'd20) begin
             if (h_l4pos + PW'(19) >= PW'(WB)) r_deep = 1'b1;
@@ -563,10 +580,7 @@ module kite_rxp #(
   logic [127:0] h_src, h_dst;
   assign h_src = h_st[128 +: 128];
   assign h_dst = h_st[0 +: 128];
-  always_comb begin
-    pseudo = 22'(r_proto) + 22'(16'(r_ckend - h_l4pos));
-    for (int i = 0; i < 8; i++) pseudo = pseudo + 22'(h_src[16*i +: 16]) + 22'(h_dst[16*i +: 16]);
-  end
+  assign pseudo = asum_q + (22'(r_proto) + 22'(r_l4len));
 
   // Frame record after the parse:
   //   nv 2, tci 16, et 16, l3off 5, l3 2, l3hl 16, l3end PW, frag, hok, proto 8,
