@@ -104,21 +104,33 @@ module kite_txp #(
   assign first = !in_frame_q;
   assign wc    = first ? s_last_i : bidx1_q;
 
+  // A good keep is a run of ones from lane 0, so its count is where the run
+  // ends: bit k of it is set where the run ends in the upper half of a
+  // 2^(k+1)-lane block. Two LUT levels, not a popcount tree on the path to
+  // the drop decision. A keep with a gap is dropped whatever cnt says.
+  logic [2*NB-1:0] keep_x;
+  logic            keep_gap;
+  assign keep_x   = {NB'(0), s_keep_i};
+  assign keep_gap = |(s_keep_i[NB-1:1] & ~s_keep_i[NB-2:0]);
   always_comb begin
-    cnt = '0;
-    for (int i = 0; i < NB; i++) begin
-      d[8*i +: 8] = s_keep_i[i] ? s_data_i[8*i +: 8] : 8'd0;
-      cnt = cnt + CW'(s_keep_i[i]);
+    for (int i = 0; i < NB; i++) d[8*i +: 8] = s_keep_i[i] ? s_data_i[8*i +: 8] : 8'd0;
+    for (int k = 0; k < CW; k++) begin
+      cnt[k] = 1'b0;
+      for (int j = 0; j * (2 << k) + (1 << k) <= NB; j++)
+        cnt[k] = cnt[k] || (keep_x[j * (2 << k) + (1 << k) - 1] && !keep_x[(j + 1) * (2 << k) - 1]);
     end
   end
 
   // A bad beat drops its frame: the rest is consumed unstored (bad_q).
   logic              bad_q, beat_bad, drop;
   logic [AW:0]       fstart_q;            // wr_ptr_q at the frame's first beat
-  logic [PW-1:0]     nlen;
+  logic [PW-1:0]     nlen, nroom;
   assign nlen     = (first ? '0 : len_q) + PW'(cnt);
-  assign beat_bad = s_keep_i == '0 || (s_keep_i & (s_keep_i + 1'b1)) != '0 ||
-                    (!s_last_i && !(&s_keep_i)) || nlen > PW'(MAX_LEN);
+  // nlen > MAX_LEN as the beat's count against the room left, which is
+  // known before the beat. (len_q is over MAX_LEN only behind a bad beat,
+  // where bad_q ignores beat_bad.)
+  assign nroom    = PW'(MAX_LEN) - (first ? '0 : len_q);
+  assign beat_bad = s_keep_i == '0 || keep_gap || (!s_last_i && !(&s_keep_i)) || PW'(cnt) > nroom;
 
   // Room for the beat; a new frame also needs a record slot.
   assign s_ready_o = bad_q || ((wr_ptr_q - rd_ptr_q) < (AW+1)'(BUF_BEATS) &&
@@ -164,7 +176,7 @@ module kite_txp #(
       else if (drop && !first) wr_ptr_q <= fstart_q;   // give back the frame's stored beats
       frames_q   <= frames_q + (FW+1)'(store && first) - (FW+1)'(frame_done) -
                     (FW+1)'(drop && !first);
-      drop_cnt_o <= drop_cnt_o + 32'(drop);
+      if (drop) drop_cnt_o <= drop_cnt_o + 32'd1;   // drop is late: an enable, not a carry-in
     end
   end
 

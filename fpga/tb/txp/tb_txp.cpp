@@ -322,6 +322,21 @@ int main(int argc, char **argv) {
     }
     std::printf("[txp] latency last beat in -> first beat out without back-pressure: %llu cycles\n",
                 (unsigned long long)b.lat_min);
+
+    // The length limit to the byte (the random frames meet it only by
+    // chance): kite::tx_max_frame bytes leave, one more is dropped.
+    const long drops0 = b.drops;
+    for (size_t len : {size_t(kite::tx_max_frame), size_t(kite::tx_max_frame) + 1}) {
+        Req q = make_req(rng, kite::tx_max_frame, kite::tx_max_frame);
+        if (q.f.size() < len) {
+            q.f.push_back(0x5a);
+            q.bad = TOO_LONG;
+        }
+        b.send(q);
+    }
+    b.drain();
+    std::printf("[txp] at the length limit: %zu bytes sent, %zu bytes dropped (%ld)\n", size_t(kite::tx_max_frame),
+                size_t(kite::tx_max_frame) + 1, b.drops - drops0);
     std::printf("[txp] %ld frames compared\n", b.out.frames_out);
     return chk.finish();
 }
