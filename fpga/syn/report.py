@@ -3,8 +3,9 @@
 its logic depth (depth.txt, fpga/syn/depth.py) into the resource table in
 Documentation/hw/rtl-resources.rst, and print it; the card top's parts
 (build/rtl/syn/card/parts.json, fpga/syn/synth_card.py) get a table of their
-own. With --levels it instead checks each block's depth against its ceiling
-in fpga/syn/levels.txt and fails on a block that exceeds it."""
+own. With --levels it instead checks each block's depth (levels, and LUTs on
+a path) against its ceilings in fpga/syn/levels.txt and fails on a block
+that exceeds either."""
 import json
 import pathlib
 import re
@@ -60,8 +61,8 @@ def check_levels(blocks) -> int:
     ceil = {}
     for line in (ROOT / "fpga/syn/levels.txt").read_text().splitlines():
         if line.strip() and not line.startswith("#"):
-            name, n = line.split()
-            ceil[name] = int(n)
+            name, lv, lut = line.split()
+            ceil[name] = (int(lv), int(lut))
     bad = 0
     for name, _ in blocks:
         if name in BOTTOM_UP:
@@ -71,9 +72,11 @@ def check_levels(blocks) -> int:
             print(f"levels: {name}: no depth result or no ceiling in fpga/syn/levels.txt")
             bad += 1
             continue
-        got = depth(dfile.read_text())["reg"][0]
-        ok = got <= ceil[name]
-        print(f"levels: {name} {got} (ceiling {ceil[name]}){'' if ok else ': DEEPER THAN ITS CEILING'}")
+        d = depth(dfile.read_text())
+        got = (d["reg"][0], d["lut"][0])
+        ok = got[0] <= ceil[name][0] and got[1] <= ceil[name][1]
+        print(f"levels: {name} {got[0]} levels, {got[1]} LUTs (ceilings {ceil[name][0]}, {ceil[name][1]})"
+              f"{'' if ok else ': DEEPER THAN ITS CEILING'}")
         bad += not ok
     return 1 if bad else 0
 
