@@ -662,7 +662,8 @@ module kite_rx_dma #(
   // does not change while the line has reads out).
   assign {rs_l, rs_slot, rs_n, rs_a54, rs_sh} = rdq_mem[rdq_rd_q[RW-1:0]];
   always_ff @(posedge clk_i)
-    if (rd_go) rdq_mem[rdq_wr_q[RW-1:0]] <= {pf_l_q, pf_slot_q, pf_n_q, pf_addr_q[5:4], sh_of(llstr_q[pf_l_q])};
+    if (rd_go)
+      rdq_mem[rdq_wr_q[RW-1:0]] <= {pf_l_q, pf_slot_q, pf_n_q, pf_addr_q[5:4], sh_of(llstr_q[pf_l_q])};
 
   logic rsp_go, rsp_end;
   assign rd_rsp_ready_o = rdq_wr_q != rdq_rd_q;
@@ -1285,7 +1286,7 @@ module kite_rx_dma #(
         lm1_q[l]   <= l_m1[l];
         lwmax_q[l] <= lwmax[l];
         lrdw_q[l]  <= lrdw[l];
-        lnb_q[l] <= (pf_load && pf_pick == LW'(l)) || (alloc && al_l == LW'(l));
+        lnb_q[l]   <= (pf_load && pf_pick == LW'(l)) || (alloc && al_l == LW'(l));
       end
       rd_res_q <= rd_res_q + (RW + 1)'(pf_load) - (RW + 1)'(rsp_end) - (RW + 1)'(pf_cancel);
       for (int l = 0; l < NLINE; l++)

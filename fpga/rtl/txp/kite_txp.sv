@@ -106,8 +106,9 @@ module kite_txp #(
 
   // A good keep is a run of ones from lane 0, so its count is where the run
   // ends: bit k of it is set where the run ends in the upper half of a
-  // 2^(k+1)-lane block. Two LUT levels, not a popcount tree on the path to
-  // the drop decision. A keep with a gap is dropped whatever cnt says.
+  // 2^(k+1)-lane block. An OR of ANDs (three LUT levels at most), not a
+  // popcount tree on the path to the drop decision. A keep with a gap is
+  // dropped whatever cnt says.
   logic [2*NB-1:0] keep_x;
   logic            keep_gap;
   assign keep_x   = {NB'(0), s_keep_i};
