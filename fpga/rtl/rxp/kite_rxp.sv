@@ -1,9 +1,9 @@
 // RX header parser and checksum verification over a 512-bit AXI-Stream.
 //
 // Input: frames without FCS (the MAC has checked and removed it), packed from
-// lane 0. Output: one record per frame, a fixed number of cycles after its
-// last beat (RXP_LATENCY below). Accepts one beat per cycle with no gap
-// between frames, so 64-byte frames (one beat each) give one record per cycle.
+// lane 0. Output: one record per frame, 15 cycles after its last beat when
+// the output is ready. Accepts one beat per cycle with no gap between
+// frames, so 64-byte frames (one beat each) give one record per cycle.
 //
 // The record is the model's kite::parse_frame (fpga/model/rxp/parser.cpp)
 // field for field, plus kite::l4_csum_check as l4_ok / l4_bad, the
@@ -23,8 +23,10 @@
 // within 128 bytes and that `deep` is set exactly on the others.
 //
 // How it streams without a frame buffer: the header window (beats 0 and 1)
-// is parsed in a 7-stage pipeline (L2, L3, four stages of two extension
-// headers, L4) while every beat travels alongside. The L4 checksum range
+// is parsed in a 12-stage pipeline (L2, L3, eight stages of one extension
+// header each, the L4 header's read, L4) while every beat travels alongside.
+// The stages are short (a byte read at a position and an add) so that each
+// holds a few LUT levels; the cost is registers. The L4 checksum range
 // [l4_off, end) is applied when the window-completing beat (beat 1, or beat 0
 // of a one-beat frame) reaches the mask stage: it sums the whole 128-byte
 // window, so beat 0 contributes there; later beats only need the range end.
@@ -79,7 +81,8 @@ module kite_rxp #(
   localparam int unsigned WINX = WIN + 8 * 20; // window + 20 zero bytes (L4 read)
   localparam int unsigned PW   = 17;           // byte positions
   localparam int unsigned CW   = $clog2(NB) + 1;
-  localparam int unsigned NWS  = 4;            // extension-header stages (2 each)
+  localparam int unsigned NWS  = 8;            // extension-header stages (one header each)
+  localparam int unsigned NST  = NWS + 1;      // and the L4 header's read
   localparam int unsigned NG   = 8;            // checksum groups of 8 words
 
   logic en, out_v_q;
@@ -337,23 +340,25 @@ module kite_rxp #(
     end
   end
 
-  // ================================================================ C -> D..G: IPv6 extension headers
+  // ================================================================ C -> W0..W8: IPv6 extension headers
   // Walk stage g reads (mal, frag, act, deep, proto, l4pos) from stage g-1
-  // (stage C for g = 0) and walks at most two headers. Flat vectors, one
-  // slot per walk stage.
+  // (stage C for g = 0) and walks at most one header: each is a byte read
+  // at a position the header before gave, so two in one stage would be two
+  // reads and two adds in series. Flat vectors, one slot per stage.
   localparam int unsigned WSW = 4 + 8 + PW;   // mal, frag, act, deep, proto, l4pos
-  logic [NWS*WSW-1:0]  ws_q;
-  logic [NWS*WIN-1:0]  ww_q;
-  logic [NWS*BIW-1:0]  wb_q;
-  logic [NWS*STW-1:0]  wst_q;
-  logic [NWS-1:0]      wv_q;
-  logic [NWS-1:0]      whok_q;
+  logic [NST*WSW-1:0]  ws_q;
+  logic [NST*WIN-1:0]  ww_q;
+  logic [NST*BIW-1:0]  wb_q;
+  logic [NST*STW-1:0]  wst_q;
+  logic [NST-1:0]      wv_q;
+  logic [NST-1:0]      whok_q;
   logic [21:0]         asum_q;      // the pseudo header's address words, summed
+  logic [8*20-1:0]     l4w_q;       // UDP/TCP/BTH bytes at l4pos
 
   logic c_hok;
   assign c_hok = c_hok_q && kite_rtl_pkg::oc_fold32(32'(c_hsum_q)) == 16'hffff && c_hfield_q != 16'hffff;
 
-  for (genvar g = 0; g < NWS; g++) begin : g_walk
+  for (genvar g = 0; g < NST; g++) begin : g_walk
     logic            in_v, in_hok;
     logic [WSW-1:0]  in_ws;
     logic [WIN-1:0]  in_w;
@@ -387,33 +392,31 @@ module kite_rxp #(
       nb    = '0;
       lb    = '0;
       hl    = '0;
-      for (int it = 0; it < 2; it++) begin
-        if (act) begin
-          if (!is_ext(proto)) begin
-            act = 1'b0;
-          end else if (l4pos + PW'(8) > l3end) begin
+      if (act && g < NWS) begin
+        if (!is_ext(proto)) begin
+          act = 1'b0;
+        end else if (l4pos + PW'(8) > l3end) begin
+          mal = 1'b1;
+          act = 1'b0;
+        end else if (l4pos >= PW'(WB)) begin
+          deep = 1'b1;
+          act  = 1'b0;
+        end else begin
+          nb = rd8(wx, l4pos[6:0]);
+          lb = rd8(wx, l4pos[6:0] + 7'd1);
+          if (proto == 8'd44) begin
+            frag = 1'b1;
+            hl   = PW'(8);
+          end else if (proto == 8'd51) begin
+            hl = (PW'(lb) + PW'(2)) << 2;
+          end else begin
+            hl = (PW'(lb) + PW'(1)) << 3;
+          end
+          proto = nb;
+          l4pos = l4pos + hl;
+          if (l4pos > l3end) begin
             mal = 1'b1;
             act = 1'b0;
-          end else if (l4pos >= PW'(WB)) begin
-            deep = 1'b1;
-            act  = 1'b0;
-          end else begin
-            nb = rd8(wx, l4pos[6:0]);
-            lb = rd8(wx, l4pos[6:0] + 7'd1);
-            if (proto == 8'd44) begin
-              frag = 1'b1;
-              hl   = PW'(8);
-            end else if (proto == 8'd51) begin
-              hl = (PW'(lb) + PW'(2)) << 2;
-            end else begin
-              hl = (PW'(lb) + PW'(1)) << 3;
-            end
-            proto = nb;
-            l4pos = l4pos + hl;
-            if (l4pos > l3end) begin
-              mal = 1'b1;
-              act = 1'b0;
-            end
           end
         end
       end
@@ -434,24 +437,29 @@ module kite_rxp #(
       end
     end
 
-    // The addresses are known from stage C on: their part of the pseudo
-    // header is summed here, beside the last walk, so that stage H adds
-    // only the protocol and the L4 length (known late: after the L4 header
-    // is read at l4pos) to one sum, not to a tree of sixteen.
-    if (g == NWS - 1) begin : g_asum
+    // The last stage walks no header. It reads the L4 header at l4pos, so
+    // that stage H starts from registers, and sums the pseudo header's
+    // address words (known from stage C on), so that stage H adds only the
+    // protocol and the L4 length (known late, from the L4 header) to one
+    // sum, not to a tree of sixteen.
+    if (g == NST - 1) begin : g_l4read
       logic [21:0] asum;
       always_comb begin
         asum = '0;
         for (int i = 0; i < 16; i++) asum = asum + 22'(in_st[16*i +: 16]);
       end
-      always_ff @(posedge clk_i) if (en) asum_q <= asum;
+      always_ff @(posedge clk_i) begin
+        if (en) begin
+          asum_q <= asum;
+          l4w_q  <= wx[8*l4pos[6:0] +: 8*20];
+        end
+      end
     end
   end
 
-  // ================================================================ G -> H: L4 header
+  // ================================================================ W8 -> H: L4 header
   logic            h_v;
   logic [BIW-1:0]  h_bi;
-  logic [WINX-1:0] h_wx;
   logic [STW-1:0]  h_st;
   logic            h_mal, h_frag, h_deep, h_hok;
   /* verilator lint_off UNUSEDSIGNAL */
@@ -463,12 +471,11 @@ module kite_rxp #(
   logic            h_l3v4, h_l3v6;
 
   always_comb begin
-    h_v   = wv_q[NWS-1];
-    h_bi  = wb_q[(NWS-1)*BIW +: BIW];
-    h_wx  = {160'd0, ww_q[(NWS-1)*WIN +: WIN]};
-    h_st  = wst_q[(NWS-1)*STW +: STW];
-    h_hok = whok_q[NWS-1];
-    {h_mal, h_frag, h_act, h_deep, h_proto, h_l4pos} = ws_q[(NWS-1)*WSW +: WSW];
+    h_v   = wv_q[NST-1];
+    h_bi  = wb_q[(NST-1)*BIW +: BIW];
+    h_st  = wst_q[(NST-1)*STW +: STW];
+    h_hok = whok_q[NST-1];
+    {h_mal, h_frag, h_act, h_deep, h_proto, h_l4pos} = ws_q[(NST-1)*WSW +: WSW];
     h_l3end = h_st[256 +: PW];
     h_l3v6  = h_st[256 + PW];
     h_l3v4  = h_st[256 + PW + 1];
@@ -486,11 +493,12 @@ module kite_rxp #(
   logic [7:0]      r_proto, r_bop;
   logic [23:0]     r_dqpn, r_psn;
   logic [PW-1:0]   r_ckend, r_l3end;
+  logic            r_uend;            // r_ckend is the UDP length's end, not l3end
   logic [15:0]     r_l4len;           // 16'(r_ckend - h_l4pos), without the add
   logic            r_frag;
 
   always_comb begin
-    l4w   = h_wx[8*h_l4pos[6:0] +: 8*20];
+    l4w   = l4w_q;
     sport = {l4w[8*0 +: 8], l4w[8*1 +: 8]};
     dport = {l4w[8*2 +: 8], l4w[8*3 +: 8]};
     ulen  = {l4w[8*4 +: 8], l4w[8*5 +: 8]};
@@ -514,6 +522,7 @@ module kite_rxp #(
     r_psn   = '0;
     r_cken  = 1'b0;
     r_ckend = h_l3end;
+    r_uend  = 1'b0;
     r_l4len = 16'(h_l3end - h_l4pos);
     if (l3ok) begin
       r_l3hl  = 16'(h_l4pos - PW'(h_l3off));
@@ -540,6 +549,7 @@ module kite_rxp #(
           r_sport = sport;
           r_dport = dport;
           r_ckend = h_l4pos + PW'(ulen);
+          r_uend  = 1'b1;
           r_l4len = ulen;
           r_cken  = !(h_l3v4 && ucs == 16'd0);
           if (dport == 16'(kite_pkg::ROCEV2_UDP_PORT) && ulen >= 16'd20) begin
@@ -605,29 +615,36 @@ module kite_rxp #(
   // ================================================================ H -> M: checksum byte masks
   // The window-completing beat sums the 128-byte window from l4_off; later
   // beats (base >= 128) only need the range end; skipped beats give 0.
-  logic [PW-1:0] h_base, h_end;
+  function automatic logic [7:0] beat_end(input logic [PW-1:0] e, input logic [PW-1:0] base);
+    logic [PW-1:0] rel;
+    rel = e - base;
+    beat_end = e <= base ? 8'd0 : rel > PW'(WB) ? 8'(WB) : 8'(rel);
+  endfunction
+
+  logic [PW-1:0] h_base;
   logic [7:0]    rs_l4, re_l4, rs_all;
   logic          h_skip;
-  logic          rec_cken;
+  logic          q_cken;
   logic [6:0]    rec_ckstart;
-  logic [PW-1:0] rec_ckend;
+  logic [PW-1:0] q_ckend;
 
   always_comb begin
     h_skip      = h_bi[BIW-4];
     h_base      = h_bi[PW +: PW];
-    rec_cken    = rec[22 + PW + 7];
     rec_ckstart = rec[22 + PW +: 7];
-    rec_ckend   = rec[22 +: PW];
+    q_cken      = rec_q[22 + PW + 7];
+    q_ckend     = rec_q[22 +: PW];
     rs_all      = h_wc ? 8'd14 : 8'd0;
     rs_l4       = h_wc ? {1'b0, rec_ckstart} : 8'd0;
-    if (rec_ckend <= h_base) h_end = '0;
-    else h_end = rec_ckend - h_base;
-    re_l4 = h_end > PW'(WB) ? 8'(WB) : 8'(h_end);
+    // The window-completing beat's end is rec_new's, which the L4 checks
+    // settle late: the two ends it can be are cut to the beat beside those
+    // checks, and the checks select.
+    if (h_wc) re_l4 = !r_cken ? 8'd0 : r_uend ? beat_end(h_l4pos + PW'(ulen), h_base) : beat_end(h_l3end, h_base);
+    else re_l4 = !q_cken ? 8'd0 : beat_end(q_ckend, h_base);
     if (h_skip) begin
       rs_all = 8'(WB);
       rs_l4  = 8'(WB);
     end
-    if (!rec_cken) re_l4 = '0;
   end
 
   logic            m_v_q, m_first_q, m_last_q;
@@ -646,7 +663,7 @@ module kite_rxp #(
       m_first_q <= h_bi[BIW-1];
       m_last_q  <= h_bi[BIW-2];
       m_len_q   <= h_bi[PW-1:0];
-      m_win_q   <= ww_q[(NWS-1)*WIN +: WIN];
+      m_win_q   <= ww_q[(NST-1)*WIN +: WIN];
       m_rsall_q <= rs_all;
       m_rsl4_q  <= rs_l4;
       m_rel4_q  <= re_l4;
