@@ -8,13 +8,14 @@
 //   0x1000_0000  RAM, RAM_KB: data, stack. Fetching from it is an access
 //                fault, so a wild jump traps instead of running data.
 //   0x2000_0000  the MMIO window, 64 KiB, passed to io_* (kite_cpu_io
-//                answers; its ack may come in the request's cycle).
+//                answers only a request it sees on io_req_o; its ack may
+//                come in the request's cycle).
 //   0x3000_0000  CTX, CTX_KB: the firmware's context store (fw::PortHal
 //                keeps whole contexts, about 0.8 MiB), in UltraRAM; data
 //                only, like the RAM.
 //   elsewhere    access fault.
 // All three memories have a registered read: an access is acknowledged the
-// cycle after the request.
+// cycle after the request, and so is an access fault.
 module kite_cpu_sys #(
   parameter int unsigned ROM_KB  = 128,
   parameter int unsigned RAM_KB  = 128,
@@ -69,8 +70,11 @@ module kite_cpu_sys #(
   assign in_io  = addr[31:16] == 16'h2000;
 
   // A memory access starts when its request is seen and is answered the
-  // next cycle (the core holds the request until then).
-  logic       mem_ok, busy_q;
+  // next cycle (the core holds the request until then). So is one that
+  // faults (no memory there, or the wrong kind of access): answering it in
+  // the cycle of the request put the address decode ahead of the core's
+  // trap logic in one cycle.
+  logic       mem_ok, busy_q, bad_q;
   logic [1:0] sel_q;                          // 0 ROM, 1 RAM, 2 CTX
   assign mem_ok = (in_rom && !we) || ((in_ram || in_ctx) && !instr);
 
@@ -123,9 +127,11 @@ module kite_cpu_sys #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       busy_q <= 1'b0;
+      bad_q <= 1'b0;
       sel_q <= 2'd0;
     end else begin
-      busy_q <= req && !busy_q && mem_ok;
+      busy_q <= req && !busy_q && !(in_io && !instr);
+      bad_q <= !mem_ok;
       sel_q <= in_ctx ? 2'd2 : in_ram ? 2'd1 : 2'd0;
     end
   end
@@ -136,13 +142,13 @@ module kite_cpu_sys #(
   assign io_be_o    = be;
   assign io_wdata_o = wdata;
 
+  // The window answers only its own requests, never in a cycle a memory or
+  // a fault answers, so its answer needs no address decode here.
   always_comb begin
     if (busy_q) begin
-      ack = 1'b1; err = 1'b0; rdata = sel_q == 2'd2 ? ctx_q : sel_q == 2'd1 ? ram_q : rom_q;
-    end else if (in_io && !instr) begin
-      ack = io_ack_i; err = io_err_i; rdata = io_rdata_i;
+      ack = 1'b1; err = bad_q; rdata = sel_q == 2'd2 ? ctx_q : sel_q == 2'd1 ? ram_q : rom_q;
     end else begin
-      ack = req && !mem_ok; err = 1'b1; rdata = 32'h0;   // not mapped, or the wrong kind of access
+      ack = io_ack_i; err = io_err_i; rdata = io_rdata_i;
     end
   end
 endmodule
