@@ -125,13 +125,16 @@ module kite_txp #(
   // A bad beat drops its frame: the rest is consumed unstored (bad_q).
   logic              bad_q, beat_bad, drop;
   logic [AW:0]       fstart_q;            // wr_ptr_q at the frame's first beat
-  logic [PW-1:0]     nlen, nroom;
+  logic [PW-1:0]     nlen, nroom, room_q;   // room_q: MAX_LEN - len_q, kept beside it
   assign nlen     = (first ? '0 : len_q) + PW'(cnt);
   // nlen > MAX_LEN as the beat's count against the room left, which is
   // known before the beat. (len_q is over MAX_LEN only behind a bad beat,
-  // where bad_q ignores beat_bad.)
-  assign nroom    = PW'(MAX_LEN) - (first ? '0 : len_q);
-  assign beat_bad = s_keep_i == '0 || keep_gap || (!s_last_i && !(&s_keep_i)) || PW'(cnt) > nroom;
+  // where bad_q ignores beat_bad.) With keep a run from lane 0, cnt > nroom
+  // is whether lane nroom is kept: a lane select, not a compare behind
+  // cnt. Any other keep is bad anyway.
+  assign nroom    = first ? PW'(MAX_LEN) : room_q;
+  assign beat_bad = s_keep_i == '0 || keep_gap || (!s_last_i && !(&s_keep_i)) ||
+                    nroom < PW'(NB) && s_keep_i[nroom[CW-2:0]];
 
   // Room for the beat; a new frame also needs a record slot.
   assign s_ready_o = bad_q || ((wr_ptr_q - rd_ptr_q) < (AW+1)'(BUF_BEATS) &&
@@ -160,6 +163,7 @@ module kite_txp #(
       bad_q      <= 1'b0;
       base_q     <= '0;
       len_q      <= '0;
+      room_q     <= PW'(MAX_LEN);
       wr_ptr_q   <= '0;
       fstart_q   <= '0;
       frames_q   <= '0;
@@ -171,6 +175,7 @@ module kite_txp #(
         bad_q      <= !s_last_i && (bad_q || beat_bad);
         base_q     <= (first ? '0 : base_q) + PW'(NB);
         len_q      <= nlen;
+        room_q     <= nroom - PW'(cnt);
       end
       if (take && first) fstart_q <= wr_ptr_q;
       if (store) wr_ptr_q <= wr_ptr_q + 1'b1;
@@ -320,17 +325,31 @@ module kite_txp #(
   logic [20:0] bsum;
   logic        ctx_v4_q, x_v4;
   logic [4:0]  ctx_l3off_q, x_l3off;
-  logic [20:0] ctx_hsum_q, x_hsum;
+  logic [15:0] i2_hnew, ctx_hnew_q, x_hnew;
   logic [15:0] ctx_hold_q, x_hold;
+  logic        x_do3, x_in0, x_in1;
+  logic [15:0] x_cold, x_cnew;
+  logic [17:0] x_adj;
 
   always_comb begin
     bsum = '0;
     for (int g = 0; g < 8; g++) bsum = bsum + 21'(i2_psum_q[18*g +: 18]);
     acc     = (i2_first_q ? 32'd0 : acc_q) + 32'(bsum);
+    // The new IPv4 checksum is folded here, a stage before I3 needs it.
+    i2_hnew = ~kite_rtl_pkg::oc_fold32(32'(i2_hsum_q));
     x_v4    = i2_wc_q ? i2_v4_q : ctx_v4_q;
     x_l3off = i2_wc_q ? i2_l3off_q : ctx_l3off_q;
-    x_hsum  = i2_wc_q ? i2_hsum_q : ctx_hsum_q;
+    x_hnew  = i2_wc_q ? i2_hnew : ctx_hnew_q;
     x_hold  = i2_wc_q ? i2_hold_q : ctx_hold_q;
+    // The IPv4 checksum field's share of the L4 sum, before and after (its
+    // bytes at l3off + 10 and + 11, where they are at or after csum_start):
+    // I3 adds the difference, so its path is one add and the fold.
+    x_do3   = i2_l3_q && x_v4;
+    x_in0   = x_do3 && PW'(x_l3off) + PW'(10) >= PW'(i2_start_q);
+    x_in1   = x_do3 && PW'(x_l3off) + PW'(11) >= PW'(i2_start_q);
+    x_cold  = {x_in0 ? x_hold[15:8] : 8'd0, x_in1 ? x_hold[7:0] : 8'd0};
+    x_cnew  = {x_in0 ? x_hnew[15:8] : 8'd0, x_in1 ? x_hnew[7:0] : 8'd0};
+    x_adj   = 18'(x_cnew) - 18'(x_cold);
   end
 
   always_ff @(posedge clk_i) begin
@@ -338,7 +357,7 @@ module kite_txp #(
     if (i2_v_q && i2_wc_q) begin
       ctx_v4_q    <= i2_v4_q;
       ctx_l3off_q <= i2_l3off_q;
-      ctx_hsum_q  <= i2_hsum_q;
+      ctx_hnew_q  <= i2_hnew;
       ctx_hold_q  <= i2_hold_q;
     end
   end
@@ -348,9 +367,9 @@ module kite_txp #(
   logic [31:0]       i3_acc_q;
   logic [PW-1:0]     i3_len_q;
   logic              i3_l3_q, i3_l4_q, i3_vlan_q, i3_nofcs_q, i3_v4_q;
-  logic [15:0]       i3_start_q, i3_off_q, i3_tci_q, i3_hold_q;
+  logic [15:0]       i3_start_q, i3_off_q, i3_tci_q, i3_hnew_q;
   logic [4:0]        i3_l3off_q;
-  logic [20:0]       i3_hsum_q;
+  logic [17:0]       i3_adj_q;          // c_new - c_old, two's complement
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) i3_v_q <= 1'b0;
@@ -369,34 +388,19 @@ module kite_txp #(
     i3_tci_q   <= i2_tci_q;
     i3_v4_q    <= x_v4;
     i3_l3off_q <= x_l3off;
-    i3_hsum_q  <= x_hsum;
-    i3_hold_q  <= x_hold;
+    i3_hnew_q  <= x_hnew;
+    i3_adj_q   <= x_adj;
   end
 
   logic        do3, do4;
   logic [15:0] hnew, v0, v4c, l4v;
-  logic [PW-1:0] q3, p4;
+  logic [PW-1:0] p4;
   logic [31:0] tadj;
-  logic [16:0] c_old, c_new;
 
   always_comb begin
     do3  = i3_l3_q && i3_v4_q;
-    hnew = ~kite_rtl_pkg::oc_fold32(32'(i3_hsum_q));
-    q3   = PW'(i3_l3off_q) + PW'(10);
-    // The IPv4 checksum field's share of the L4 sum, before and after.
-    c_old = '0;
-    c_new = '0;
-    if (do3) begin
-      if (q3 >= PW'(i3_start_q)) begin
-        c_old = c_old + {1'b0, i3_hold_q[15:8], 8'd0};
-        c_new = c_new + {1'b0, hnew[15:8], 8'd0};
-      end
-      if (q3 + PW'(1) >= PW'(i3_start_q)) begin
-        c_old = c_old + 17'(i3_hold_q[7:0]);
-        c_new = c_new + 17'(hnew[7:0]);
-      end
-    end
-    tadj = i3_acc_q - 32'(c_old) + 32'(c_new);
+    hnew = i3_hnew_q;
+    tadj = i3_acc_q + {{14{i3_adj_q[17]}}, i3_adj_q};
     v0   = ~kite_rtl_pkg::oc_fold32(tadj);
     v4c  = i3_start_q[0] ? {v0[7:0], v0[15:8]} : v0;
     l4v  = (i3_off_q == 16'd6 && v4c == 16'd0) ? 16'hffff : v4c;
@@ -435,6 +439,12 @@ module kite_txp #(
   logic [MW-1:0]      r_meta_q;
   logic [PW-1:0]      rbase_q, r_base_q;
   logic               rd_last;
+  // The patch offsets in the beat, made as R loads: the record's l3off and
+  // p4 fields less the beat's position.
+  logic [4:0]         n_l3off;
+  logic [PW-1:0]      n_p4, r_d3_q, r_d4_q;
+  assign n_l3off = meta[MW-2 -: 5];
+  assign n_p4    = meta[MW-24 -: PW];
 
   // The record knows the frame's beat count: the RAM needs no second read port.
   assign rd_last = rbase_q + PW'(NB) >= meta[PW-1:0] << 6;
@@ -462,16 +472,19 @@ module kite_txp #(
       r_word_q <= buf_mem[rd_ptr_q[AW-1:0]];
       r_meta_q <= meta;
       r_base_q <= rbase_q;
+      r_d3_q   <= PW'(n_l3off) + PW'(10) - rbase_q;
+      r_d4_q   <= n_p4 - rbase_q;
     end
   end
 
   // Patch the checksum fields of the beat in R (L4 wins where they overlap).
   logic              m_do3, m_do4, m_vlan, m_nofcs;
-  logic [4:0]        m_l3off;
   logic [15:0]       m_hnew, m_l4v, m_tci;
-  logic [PW-1:0]     m_p4, d3, d4;
+  logic [PW-1:0]     d3, d4;
   /* verilator lint_off UNUSEDSIGNAL */
   logic [PW-1:0]     m_nbeats;        // used at the read port
+  logic [4:0]        m_l3off;         // and these as R loads (r_d3_q, r_d4_q)
+  logic [PW-1:0]     m_p4;
   /* verilator lint_on UNUSEDSIGNAL */
   logic [DATA_W-1:0] pd;
   logic [CW-1:0]     r_cnt;
@@ -480,8 +493,8 @@ module kite_txp #(
   always_comb begin
     {m_do3, m_l3off, m_hnew, m_do4, m_p4, m_l4v, m_vlan, m_tci, m_nofcs, m_nbeats} = r_meta_q;
     {r_last, r_cnt, pd} = r_word_q;
-    d3 = PW'(m_l3off) + PW'(10) - r_base_q;
-    d4 = m_p4 - r_base_q;
+    d3 = r_d3_q;
+    d4 = r_d4_q;
     for (int i = 0; i < NB; i++) begin
       if (m_do3 && d3 == PW'(i)) pd[8*i +: 8] = m_hnew[15:8];
       if (m_do3 && d3 + PW'(1) == PW'(i)) pd[8*i +: 8] = m_hnew[7:0];

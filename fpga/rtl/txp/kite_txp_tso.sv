@@ -137,6 +137,7 @@ module kite_txp_tso #(
   logic          pr_bad_q, pr_v4_q, pr_tcp_q;
   logic [4:0]    pr_l3_q;
   logic [11:0]   pr_l4_q;
+  logic [11:0]   pr_l4d_q;                   // pr_l4_q + 12: the TCP data offset's byte
   logic [3:0]    pr_ihl_q;
   logic [7:0]    pr_nh_q, pr_fl_q;
   logic [15:0]   pr_id_q;
@@ -379,8 +380,9 @@ module kite_txp_tso #(
       short_q    <= short_d;
       busy_q     <= (busy_q | busy_set) & ~busy_clr;
       if (take && bwr) wr_ptr_q <= wr_ptr_q + 1'b1;
-      lso_cnt_o  <= lso_cnt_o + 32'(lso_inc);
-      drop_cnt_o <= drop_cnt_o + 32'(drop_inc || late_drop);
+      // Late conditions: enables, not carry-ins.
+      if (lso_inc) lso_cnt_o <= lso_cnt_o + 32'd1;
+      if (drop_inc || late_drop) drop_cnt_o <= drop_cnt_o + 32'd1;
       v_valid_o  <= drop_inc || lso_inc || (mode_q == M_IDLE && bwr);
       v_ok_o     <= !drop_inc;
     end
@@ -417,6 +419,13 @@ module kite_txp_tso #(
     hb = i < 12'd256 ? h[8*i[7:0] +: 8] : 8'd0;
   endfunction
 
+  // The byte at l3 + k (k >= 0): l3 is one of three places, so the byte is
+  // read at each and selected by the tags, with no add before the byte mux.
+  function automatic logic [7:0] hl3(input logic [HB-1:0] h, input logic a1, input logic a2,
+                                     input logic [11:0] k);
+    hl3 = a2 ? hb(h, 12'd22 + k) : (a1 ? hb(h, 12'd18 + k) : hb(h, 12'd14 + k));
+  endfunction
+
   logic        t1, t2, x_v4, x_v6, x_tcp, x_udp;
   logic [4:0]  x_l3;
   logic [15:0] x_et;
@@ -425,23 +434,28 @@ module kite_txp_tso #(
   logic [1:0]  x_hlast;
   /* verilator lint_off UNUSEDSIGNAL */
   logic [7:0]  x_doff;
+  logic [12:0] x_room;                        // hdr_len - l4: the bytes from the L4 header on
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [11:0] x_l4hl, x_step;
+  logic [11:0] x_step;
+  logic [15:0] x_dofok;                       // a TCP data offset (in words) that fits
   logic [8*18-1:0] x_ipg, x_l4g, ps_ipg_q, ps_l4g_q;  // 8 groups of 4 words
   logic            ps_v_q;
   logic [23:0]     ps_ips, ps_l4s;
   logic [11:0] lp, r3, r4;
-  logic        in_ip, in_l4;
+  logic [NB-1:0] x_ipm, x_l4m, ipm_q, l4m_q;  // lanes in the sums, a step ahead
+  logic [15:0]   ipw, l4w;
+  logic [4*18-1:0] ipt, l4t;
 
   always_comb begin
     t1    = {hb(hw, 12'd12), hb(hw, 12'd13)} == 16'h8100 || {hb(hw, 12'd12), hb(hw, 12'd13)} == 16'h88a8;
     t2    = t1 && ({hb(hw, 12'd16), hb(hw, 12'd17)} == 16'h8100 || {hb(hw, 12'd16), hb(hw, 12'd17)} == 16'h88a8);
     x_l3  = t2 ? 5'd22 : (t1 ? 5'd18 : 5'd14);
-    x_et  = {hb(hw, 12'(x_l3) - 12'd2), hb(hw, 12'(x_l3) - 12'd1)};
-    x_vb  = hb(hw, 12'(x_l3));
+    x_et  = t2 ? {hb(hw, 12'd20), hb(hw, 12'd21)} :
+                 (t1 ? {hb(hw, 12'd16), hb(hw, 12'd17)} : {hb(hw, 12'd12), hb(hw, 12'd13)});
+    x_vb  = hl3(hw, t1, t2, 12'd0);
     x_v4  = x_et == 16'h0800 && x_vb[7:4] == 4'd4 && x_vb[3:0] >= 4'd5;
     x_v6  = x_et == 16'h86dd && x_vb[7:4] == 4'd6;
-    x_nh0 = hb(hw, 12'(x_l3) + 12'd6);
+    x_nh0 = hl3(hw, t1, t2, 12'd6);
     x_nhw = hb(hw, pr_l4_q);
     x_ext0 = x_v6 && (x_nh0 == 8'd0 || x_nh0 == 8'd43 || x_nh0 == 8'd60);
     x_extw = x_nhw == 8'd0 || x_nhw == 8'd43 || x_nhw == 8'd60;
@@ -449,41 +463,66 @@ module kite_txp_tso #(
     x_step = 12'((13'(hb(hw, pr_l4_q + 12'd1)) + 13'd1) << 3);
     x_tcp = pr_nh_q == 8'd6 && !c_uso_q;
     x_udp = pr_nh_q == 8'd17 && c_uso_q;
-    x_doff = hb(hw, pr_l4_q + 12'd12);
-    x_l4hl = x_tcp ? {6'd0, x_doff[7:4], 2'b00} : 12'd8;
+    x_doff = hb(hw, pr_l4d_q);
+    // The L4 header length checks against bounds known before the byte is
+    // read. l4 stays below 2300 (an extension header is only walked from
+    // l4 + 8 <= hdr_len <= 256), so l4 + 60 never wraps the 12 bits.
+    x_room = 13'(c_hlen_q) - 13'(pr_l4_q);
+    // room >= 4k as room / 4 >= k: a compare with constants.
+    for (int k = 0; k < 16; k++)
+      x_dofok[k] = k >= 5 && !x_room[12] && (x_room[11:6] != '0 || x_room[5:2] >= 4'(k));
 
     // Base sums over one header beat (pstep 6..9): the IPv4 header without
     // total length, ID and checksum; the pseudo-header addresses and the
     // L4 header bytes up to hdr_len without the per-segment fields. l3 and
     // l4 are even, so a byte's absolute parity is its parity in the sum.
-    x_ipg = '0;
-    x_l4g = '0;
+    // The lane masks are made a step ahead (for the beat of pstep + 1) and
+    // registered: steps 6..9 follow each other, and what they depend on is
+    // final from step 5 on (pr_tcp_q is x_tcp then), so the sums start at
+    // the masks. ps_*g_q are only read behind steps 6..9 (ps_v_q).
     for (int l = 0; l < NB; l++) begin
-      lp    = {4'b0000, 2'(pstep_q - 4'd6), 6'(l)};
-      r3    = lp - 12'(pr_l3_q);
-      r4    = lp - pr_l4_q;
-      in_ip = pr_v4_q && lp >= 12'(pr_l3_q) && r3 < 12'({pr_ihl_q, 2'b00}) &&
-              !(r3 >= 12'd2 && r3 <= 12'd5) && r3 != 12'd10 && r3 != 12'd11;
-      in_l4 = lp >= 12'(pr_l3_q) && (pr_v4_q ? r3 >= 12'd12 && r3 < 12'd20 : r3 >= 12'd8 && r3 < 12'd40);
-      in_l4 = in_l4 || lp >= pr_l4_q && lp < 12'(c_hlen_q) && !(r4 >= 12'd4 && r4 <= 12'd7) &&
-              !(pr_tcp_q && (r4 == 12'd13 || r4 == 12'd16 || r4 == 12'd17));
-      if (in_ip) x_ipg[18*(l/8) +: 18] = x_ipg[18*(l/8) +: 18] + (l % 2 == 0 ? {2'd0, hb(hw, lp), 8'd0} : 18'(hb(hw, lp)));
-      if (in_l4) x_l4g[18*(l/8) +: 18] = x_l4g[18*(l/8) +: 18] + (l % 2 == 0 ? {2'd0, hb(hw, lp), 8'd0} : 18'(hb(hw, lp)));
+      lp       = {4'b0000, 2'(pstep_q - 4'd5), 6'(l)};
+      r3       = lp - 12'(pr_l3_q);
+      r4       = lp - pr_l4_q;
+      x_ipm[l] = pr_v4_q && lp >= 12'(pr_l3_q) && r3 < 12'({pr_ihl_q, 2'b00}) &&
+                 !(r3 >= 12'd2 && r3 <= 12'd5) && r3 != 12'd10 && r3 != 12'd11;
+      x_l4m[l] = lp >= 12'(pr_l3_q) && (pr_v4_q ? r3 >= 12'd12 && r3 < 12'd20 : r3 >= 12'd8 && r3 < 12'd40);
+      x_l4m[l] = x_l4m[l] || lp >= pr_l4_q && lp < 12'(c_hlen_q) && !(r4 >= 12'd4 && r4 <= 12'd7) &&
+                 !(x_tcp && (r4 == 12'd13 || r4 == 12'd16 || r4 == 12'd17));
     end
-    // The previous step's groups, added a cycle later.
+    // Each group's four words (a lane pair is one word: even lanes are high
+    // bytes) as a tree of adds, not a chain of eight.
+    for (int g = 0; g < 8; g++) begin
+      for (int w = 0; w < 4; w++) begin
+        lp  = {4'b0000, 2'(pstep_q - 4'd6), 6'(8 * g + 2 * w)};
+        ipw = {ipm_q[8*g+2*w] ? hb(hw, lp) : 8'd0, ipm_q[8*g+2*w+1] ? hb(hw, lp + 12'd1) : 8'd0};
+        l4w = {l4m_q[8*g+2*w] ? hb(hw, lp) : 8'd0, l4m_q[8*g+2*w+1] ? hb(hw, lp + 12'd1) : 8'd0};
+        ipt[18*w +: 18] = 18'(ipw);
+        l4t[18*w +: 18] = 18'(l4w);
+      end
+      x_ipg[18*g +: 18] = (ipt[0 +: 18] + ipt[18 +: 18]) + (ipt[36 +: 18] + ipt[54 +: 18]);
+      x_l4g[18*g +: 18] = (l4t[0 +: 18] + l4t[18 +: 18]) + (l4t[36 +: 18] + l4t[54 +: 18]);
+    end
+    // The previous step's groups, added a cycle later (a tree of adds).
     ps_ips = '0;
     ps_l4s = '0;
-    for (int g = 0; g < 8; g++) begin
-      if (ps_v_q) ps_ips = ps_ips + 24'(ps_ipg_q[18*g +: 18]);
-      if (ps_v_q) ps_l4s = ps_l4s + 24'(ps_l4g_q[18*g +: 18]);
+    if (ps_v_q) begin
+      ps_ips = ((24'(ps_ipg_q[0 +: 18]) + 24'(ps_ipg_q[18 +: 18])) +
+                (24'(ps_ipg_q[36 +: 18]) + 24'(ps_ipg_q[54 +: 18]))) +
+               ((24'(ps_ipg_q[72 +: 18]) + 24'(ps_ipg_q[90 +: 18])) +
+                (24'(ps_ipg_q[108 +: 18]) + 24'(ps_ipg_q[126 +: 18])));
+      ps_l4s = ((24'(ps_l4g_q[0 +: 18]) + 24'(ps_l4g_q[18 +: 18])) +
+                (24'(ps_l4g_q[36 +: 18]) + 24'(ps_l4g_q[54 +: 18]))) +
+               ((24'(ps_l4g_q[72 +: 18]) + 24'(ps_l4g_q[90 +: 18])) +
+                (24'(ps_l4g_q[108 +: 18]) + 24'(ps_l4g_q[126 +: 18])));
     end
   end
 
   // Steps: 0 L2/L3; 1..4 one IPv6 extension header each (only as many as
   // there are); 5 the L4 checks; 6..9 the base sums, one header beat each
   // (group sums; they are added one cycle later); 10 done.
-  assign x_bad5     = pr_bad_q || !(x_tcp || x_udp) || x_l4hl < (x_tcp ? 12'd20 : 12'd8) ||
-                      pr_l4_q + x_l4hl > 12'(c_hlen_q);
+  assign x_bad5     = pr_bad_q || !(x_tcp || x_udp) ||
+                      (x_tcp ? !x_dofok[x_doff[7:4]] : x_room[12] || x_room[11:3] == '0);
   // Done waits for the previous super-frame's records to leave P1..P4 (they
   // read k_*); by cycle count they always have.
   assign parse_done = mode_q == M_PARSE && (pstep_q == 4'd5 && x_bad5 ||
@@ -494,6 +533,8 @@ module kite_txp_tso #(
     ps_v_q   <= mode_q == M_PARSE && pstep_q >= 4'd6 && pstep_q <= 4'd9;
     ps_ipg_q <= x_ipg;
     ps_l4g_q <= x_l4g;
+    ipm_q    <= x_ipm;
+    l4m_q    <= x_l4m;
     if (mode_q != M_PARSE) begin
       pstep_q <= '0;
     end else begin
@@ -504,9 +545,10 @@ module kite_txp_tso #(
         pr_v4_q    <= x_v4;
         pr_l3_q    <= x_l3;
         pr_ihl_q   <= x_vb[3:0];
-        pr_nh_q    <= x_v4 ? hb(hw, 12'(x_l3) + 12'd9) : hb(hw, 12'(x_l3) + 12'd6);
+        pr_nh_q    <= x_v4 ? hl3(hw, t1, t2, 12'd9) : x_nh0;
         pr_l4_q    <= x_v4 ? 12'(x_l3) + 12'({x_vb[3:0], 2'b00}) : 12'(x_l3) + 12'd40;
-        pr_id_q    <= {hb(hw, 12'(x_l3) + 12'd4), hb(hw, 12'(x_l3) + 12'd5)};
+        pr_l4d_q   <= x_v4 ? 12'(x_l3) + 12'({x_vb[3:0], 2'b00}) + 12'd12 : 12'(x_l3) + 12'd52;
+        pr_id_q    <= {hl3(hw, t1, t2, 12'd4), hl3(hw, t1, t2, 12'd5)};
         pr_ipsum_q <= '0;
         pr_l4sum_q <= '0;
       end else if (pstep_q <= 4'd4) begin
@@ -517,7 +559,8 @@ module kite_txp_tso #(
           pstep_q  <= 4'd5;
         end else begin
           pr_nh_q <= x_nhw;
-          pr_l4_q <= pr_l4_q + x_step;
+          pr_l4_q  <= pr_l4_q + x_step;
+          pr_l4d_q <= pr_l4d_q + x_step;
           if (!x_extw) pstep_q <= 4'd5;
         end
       end else if (pstep_q == 4'd5) begin
@@ -658,6 +701,8 @@ module kite_txp_tso #(
   logic [7:0]    f_fl, f_nb;
   logic [PT-1:0] f_a0, f_free;
   logic [127:0]  f_eth;
+  logic [31:0]   f_kb;
+  logic [16:0]   f_x;
   always_comb begin
     f_hl    = p3_raw_q ? '0 : PW'(k_hlen_q);
     f_dd    = p3_raw_q ? '0 : p3_s_q - f_hl;
@@ -674,6 +719,10 @@ module kite_txp_tso #(
     f_fl    = k_fl_q & (p3_last_q ? 8'hff : ~8'h09) & (p3_i_q == '0 ? 8'hff : ~8'h80);
     f_pay   = kite_rtl_pkg::oc_fold32(p3_acc_q);
     if (k_hlen_q[0] ^ p3_s_q[0]) f_pay = {f_pay[7:0], f_pay[15:8]};
+    // P4's L4 sum in two halves, the terms but the payload and the length
+    // added here: k_* do not change while a record is in P3..P4.
+    f_kb    = 32'(k_l4sum_q) + 32'(k_nh_q) + (k_tcp_q ? 32'(f_fl) : 32'd0);
+    f_x     = k_tcp_q ? 17'(f_seq[31:16]) + 17'(f_seq[15:0]) : 17'(f_ulen);
     f_eth   = p3_eth_q;
     if (!p3_raw_q) begin
       f_eth[5]   = 1'b0;
@@ -690,6 +739,8 @@ module kite_txp_tso #(
   logic [7:0]    g_fl_q, g_nb_q;
   logic [PT-1:0] g_a0_q, g_free_q;
   logic [127:0]  g_eth_q;
+  logic [31:0]   g_kb_q;
+  logic [16:0]   g_x_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) g_v_q <= 1'b0;
     else g_v_q <= p3_v_q;
@@ -711,14 +762,15 @@ module kite_txp_tso #(
     g_a0_q    <= f_a0;
     g_free_q  <= f_free;
     g_eth_q   <= f_eth;
+    g_kb_q    <= f_kb;
+    g_x_q     <= f_x;
   end
 
   logic [15:0] g_ipc, g_l4c;
   logic [31:0] g_tsum;
   always_comb begin
     g_ipc  = ~kite_rtl_pkg::oc_fold32(32'(k_ipsum_q) + 32'(g_iplen_q) + 32'(g_id_q));
-    g_tsum = 32'(k_l4sum_q) + 32'(k_nh_q) + 32'(g_ulen_q) + 32'(g_pay_q) +
-             (k_tcp_q ? 32'(g_seq_q[31:16]) + 32'(g_seq_q[15:0]) + 32'(g_fl_q) : 32'(g_ulen_q));
+    g_tsum = (g_kb_q + 32'(g_pay_q)) + (32'(g_ulen_q) + 32'(g_x_q));
     g_l4c  = ~kite_rtl_pkg::oc_fold32(g_tsum);
     if (!k_tcp_q && g_l4c == '0) g_l4c = 16'hffff;
   end
