@@ -340,7 +340,7 @@ module kite_rxp #(
     end
   end
 
-  // ================================================================ C -> W0..W8: IPv6 extension headers
+  // ================================================================ C -> W0..W8: IPv6 extension headers, L4 read
   // Walk stage g reads (mal, frag, act, deep, proto, l4pos) from stage g-1
   // (stage C for g = 0) and walks at most one header: each is a byte read
   // at a position the header before gave, so two in one stage would be two
