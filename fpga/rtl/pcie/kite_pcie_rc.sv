@@ -60,10 +60,49 @@ module kite_pcie_rc (
     end
   end
 
+  function automatic logic [1:0] low4(input logic [2:0] m);   // 3 when m is 0
+    low4 = m[0] ? 2'd0 : m[1] ? 2'd1 : m[2] ? 2'd2 : 2'd3;
+  endfunction
+  function automatic logic [1:0] lane12(input logic [11:0] m);   // lane of the lowest bit (3: none)
+    lane12 = low4({|m[11:8], |m[7:4], |m[3:0]});
+  endfunction
+  function automatic logic [3:0] low16(input logic [15:0] m);
+    low16 = 4'd15;
+    for (int i = 15; i >= 0; i--) if (m[i]) low16 = 4'(i);
+  endfunction
+
+  // Where a TLP ends, worked out per start lane q as the beat comes in
+  // (the emitter only picks by q): behind the FIFO's read, the search for
+  // the end mark after q and for the next start after it led the emitter.
+  // For a TLP starting at lane q of the beat (its own DW 2 is 4q + 2):
+  // in_eh[q] it ends in the beat, in_nm[q] its end lane + 1 (the next TLP
+  // starts at or after it) and in_rs[q] one starts there. For a TLP that
+  // goes on into the beat: in_nle[q] it ends by DW 4q + 2 (a TLP from lane
+  // q of the beat before ends here; the first end mark is its), in_nmn its
+  // end lane + 1.
+  logic [3:0]  in_eh, in_rs, in_nle;
+  logic [11:0] in_nm;
+  logic [2:0]  in_nmn;
+  logic [3:0]  in_e;
+  always_comb begin
+    in_e   = low16(in_eopm);
+    in_nmn = {1'b0, in_e[3:2]} + 3'd1;
+    for (int unsigned q = 0; q < 4; q++) begin
+      in_eh[q]        = (in_eopm & (16'hffff << (4*q + 2))) != '0;
+      in_nm[3*q +: 3] = {1'b0, lane12(in_eopm[11:0] & (12'hfff << (4*q + 2)))} + 3'd1;
+      in_rs[q]        = (in_sopm & (4'hf << in_nm[3*q +: 3])) != '0;
+      in_nle[q]       = {1'b0, in_e} <= 5'(4*q + 2);
+    end
+  end
+
   // ------------------------------------------------------------- beat FIFO
   logic [511:0] f_data_q [4];
   logic [3:0]   f_sopm_q [4];
-  logic [15:0]  f_eopm_q [4];
+  logic [3:0]   f_eh_q   [4];
+  logic [11:0]  f_nm_q   [4];
+  logic [3:0]   f_rs_q   [4];
+  logic [3:0]   f_nle_q  [4];
+  logic [2:0]   f_nmn_q  [4];
   logic [1:0]   wp_q, rp_q, rp1;
   logic [2:0]   cnt_q;
   logic         push;
@@ -77,7 +116,11 @@ module kite_pcie_rc (
     if (push) begin
       f_data_q[wp_q] <= rc_tdata_i;
       f_sopm_q[wp_q] <= in_sopm;
-      f_eopm_q[wp_q] <= in_eopm;
+      f_eh_q[wp_q]   <= in_eh;
+      f_nm_q[wp_q]   <= in_nm;
+      f_rs_q[wp_q]   <= in_rs;
+      f_nle_q[wp_q]  <= in_nle;
+      f_nmn_q[wp_q]  <= in_nmn;
     end
   end
 
@@ -87,47 +130,25 @@ module kite_pcie_rc (
   logic [2:0]   smin_q;    // the next TLP of H starts at lane >= smin_q
   logic         hv, nv;
   logic [3:0]   h_sopm, avail;
-  logic [15:0]  h_eopm, n_eopm, h_end_m;
   logic [1:0]   q_new, q;
-  logic [3:0]   e_n;
-  logic [1:0]   e_lane;    // lane of the TLP's last DW
-  logic [4:0]   dmin;
-  logic         start_ok, end_h, end_n, emit;
+  logic         start_ok, end_h, end_n, emit, rest;
   logic [2:0]   nxt_min;
-  logic [3:0]   rest;
 
   assign hv     = cnt_q != 3'd0;
   assign nv     = cnt_q > 3'd1;
   assign h_sopm = f_sopm_q[rp_q];
-  assign h_eopm = f_eopm_q[rp_q];
-  assign n_eopm = f_eopm_q[rp1];
   assign avail  = h_sopm & (4'hf << smin_q);
-
-  function automatic logic [1:0] low4(input logic [2:0] m);   // 3 when m is 0
-    low4 = m[0] ? 2'd0 : m[1] ? 2'd1 : m[2] ? 2'd2 : 2'd3;
-  endfunction
-  function automatic logic [1:0] lane12(input logic [11:0] m);   // lane of the lowest bit (3: none)
-    lane12 = low4({|m[11:8], |m[7:4], |m[3:0]});
-  endfunction
-  function automatic logic [3:0] low16(input logic [15:0] m);
-    low16 = 4'd15;
-    for (int i = 15; i >= 0; i--) if (m[i]) low16 = 4'(i);
-  endfunction
 
   assign q_new    = low4(avail[2:0]);
   assign q        = act_q ? q_q : q_new;
   assign start_ok = act_q || avail != '0;
-  assign dmin     = {1'b0, q, 2'b10};                  // the TLP's own DW 2
-  assign h_end_m  = h_eopm & (16'hffff << dmin);
-  assign e_n      = low16(n_eopm);
-  assign end_h    = h_end_m != '0;
-  assign end_n    = !end_h && nv && n_eopm != '0 && {1'b0, e_n} <= dmin;
+  assign end_h    = f_eh_q[rp_q][q];
+  assign end_n    = !end_h && nv && f_nle_q[rp1][q];
   assign emit     = hv && start_ok && (end_h || nv);
-  assign e_lane   = end_h ? lane12(h_end_m[11:0]) : e_n[3:2];
-  assign nxt_min  = {1'b0, e_lane} + 3'd1;
-  assign rest     = h_sopm & (4'hf << nxt_min);
+  assign nxt_min  = end_h ? f_nm_q[rp_q][3*q +: 3] : f_nmn_q[rp1];
+  assign rest     = f_rs_q[rp_q][q];   // used with end_h only
   // H is done: nothing (more) starts in it, or the TLP goes on past it.
-  assign pop      = hv && (!start_ok || (emit && !(end_h && rest != '0)));
+  assign pop      = hv && (!start_ok || (emit && !(end_h && rest)));
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -147,7 +168,7 @@ module kite_pcie_rc (
       else if (emit) begin
         act_q <= !(end_h || end_n);
         q_q   <= q;
-        smin_q <= (end_h && rest != '0) || end_n ? nxt_min : 3'd0;
+        smin_q <= (end_h && rest) || end_n ? nxt_min : 3'd0;
       end
     end
   end

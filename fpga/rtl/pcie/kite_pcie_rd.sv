@@ -126,18 +126,30 @@ module kite_pcie_rd #(
   assign rd_req_ready_o = !busy_q || (issue && is_last);
   assign take           = rd_req_valid_i && rd_req_ready_o;
   logic [MW:0]  mrrs_eff;
+  logic [MW-1:0] mrrs_mask;
   logic [15:0]  mrrs_cfg;
   assign mrrs_cfg = 16'd128 << cfg_max_read_req_i;
   assign mrrs_eff = mrrs_cfg > 16'(MRRS) ? (MW+1)'(MRRS) : mrrs_cfg[MW:0];
-  assign room    = mrrs_eff - {1'b0, addr_q[MW-1:0] & (mrrs_eff[MW-1:0] - MW'(1))};
+  assign mrrs_mask = mrrs_eff[MW-1:0] - MW'(1);
+  assign room    = mrrs_eff - {1'b0, addr_q[MW-1:0] & mrrs_mask};
   assign chunk   = (rem_q < LEN_W'(room)) ? rem_q[MW:0] : room;
   assign zero    = rem_q == '0;
   assign is_last = rem_q <= LEN_W'(chunk);
   assign end_off = addr_q[MW-1:0] + chunk[MW-1:0] - MW'(1);
   assign dw_sum  = {{MW{1'b0}}, addr_q[1:0]} + {1'b0, chunk} + (MW+2)'(3);
   assign dw      = 11'(dw_sum[MW+1:2]);
-  // First/last DW byte enables (a 1-DW request has last BE 0).
-  assign {lbe, fbe} = kite_rtl_pkg::pcie_be(addr_q[1:0], end_off[1:0], dw == 11'd1);
+  // First/last DW byte enables (a 1-DW request has last BE 0). It is one
+  // DW (dw == 1) when a + chunk <= 4 (a = addr mod 4), i.e. when
+  // a + rem <= 4 or a + room <= 4, the latter when the address is in the
+  // last DW of its MRRS block: both straight from the registers, not after
+  // the room, chunk and DW count sums, which led the path to the RQ FIFO.
+  // (A zero-length request, chunk 0, writes no descriptor.)
+  logic       one_dw;
+  logic [2:0] a_room;   // 4 - a
+  assign a_room = 3'd4 - {1'b0, addr_q[1:0]};
+  assign one_dw = rem_q <= LEN_W'(a_room) ||
+                  &(addr_q[MW-1:2] | ~mrrs_mask[MW-1:2]);
+  assign {lbe, fbe} = kite_rtl_pkg::pcie_be(addr_q[1:0], end_off[1:0], one_dw);
   localparam int unsigned TAGS5 = TAGS < 32 ? TAGS : 32;
   assign tmask_d  = cfg_ext_tag_i ? TW'(TAGS - 1) : TW'(TAGS5 - 1);
   assign pool_set = !busy_q && used_q == '0 && tmask_q != tmask_d;
@@ -393,18 +405,23 @@ module kite_pcie_rd #(
   logic [1023:0]  s1_dd;
   logic [511:0]   s1_rot;
   logic [127:0]   s1_vv;
-  logic [12:0]    s1_pos0;
   logic [MW+1:0]  s1_q;
 
   assign s1_r    = s1_d_q[5:0];
   assign s1_q    = s1_d_q >> 6;
   assign s1_w0   = WW'(s1_q) + WW'(s1_beat_q);
   assign s1_w1   = s1_w0 + WW'(1);
-  assign s1_pos0 = {s1_beat_q[6:0], 6'd0};
+  // Lane l holds payload byte 64 * beat + l, valid in [vs, ve). Compared
+  // by parts (vs < 4) instead of after a 13-bit add per lane: that add and
+  // compare led the path to the banks' write enables.
+  logic s1_b0, s1_gt, s1_eq;
+  assign s1_b0 = s1_beat_q == '0;
+  assign s1_gt = s1_ve_q[12:6] > s1_beat_q;
+  assign s1_eq = s1_ve_q[12:6] == s1_beat_q;
   always_comb begin
     for (int unsigned l = 0; l < 64; l++) begin
-      s1_v[l] = s1_good_q && (s1_pos0 + 13'(l) >= {11'd0, s1_vs_q}) &&
-                (s1_pos0 + 13'(l) < s1_ve_q);
+      s1_v[l] = s1_good_q && (!s1_b0 || 2'(l) >= s1_vs_q || l >= 4) &&
+                (s1_gt || (s1_eq && 6'(l) < s1_ve_q[5:0]));
     end
   end
   assign s1_dd  = {s1_data_q, s1_data_q} << {s1_r, 3'b000};

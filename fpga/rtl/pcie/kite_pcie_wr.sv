@@ -97,11 +97,9 @@ module kite_pcie_wr #(
   assign s_id   = p_busy_q ? p_id_q   : wr_req_id_i;
   assign s_fn   = p_busy_q ? p_fn_q   : wr_req_fn_i;
 
-  logic [PW:0]   room, chunk;
-  logic [PW+1:0] dw_sum, nw_sum;
+  logic [PW:0]   chunk;
   logic [10:0]   s_dw;
   logic [6:0]    s_nw;
-  logic [5:0]    end_lo;
   logic          s_last;
   logic [3:0]    s_fbe, s_lbe;
 
@@ -109,15 +107,72 @@ module kite_pcie_wr #(
   logic [15:0]  mps_cfg;
   assign mps_cfg = 16'd128 << cfg_max_payload_i;
   assign mps_eff = mps_cfg > 16'(MPS) ? (PW+1)'(MPS) : mps_cfg[PW:0];
-  assign room    = mps_eff - {1'b0, s_addr[PW-1:0] & (mps_eff[PW-1:0] - PW'(1))};
-  assign chunk   = (s_rem < LEN_W'(room)) ? s_rem[PW:0] : room;
-  assign s_last  = s_rem <= LEN_W'(chunk);
-  assign dw_sum  = {{PW{1'b0}}, s_addr[1:0]} + {1'b0, chunk} + (PW+2)'(3);
-  assign s_dw    = 11'(dw_sum[PW+1:2]);
-  assign nw_sum  = (PW+2)'(s_addr[5:0]) + {1'b0, chunk} + (PW+2)'(63);
-  assign s_nw    = 7'(nw_sum >> 6);
-  assign end_lo  = s_addr[5:0] + chunk[5:0] - 6'd1;
-  assign {s_lbe, s_fbe} = kite_rtl_pkg::pcie_be(s_addr[1:0], end_lo[1:0], s_dw == 11'd1);
+
+  // The split is computed twice, for a new request (from the ports) and for
+  // the rest of one being split (from p_rem_q), and chosen by p_busy_q at
+  // the end: through s_addr, p_busy_q led the whole room / chunk / DW count
+  // / byte enable chain. The rest always starts on an MPS boundary (the
+  // chunk before it filled its room; cfg_max_payload_i does not change
+  // while busy), so its room is mps_eff and its low address bits are 0.
+  // Index 0: new request, 1: the rest. The same sums also give the
+  // emitter's per-TLP figures (tq_neg .. tq_sok below).
+  // (Flat vectors, [i * width +: width]: yosys 0.23 reads no packed arrays
+  // of more than one dimension.)
+  localparam int unsigned CW = PW + 1, SW = PW + 2;
+  logic [11:0]        v_a;
+  logic [2*LEN_W-1:0] v_rem;
+  logic [2*CW-1:0]    v_room, v_chunk;
+  logic [1:0]         v_last, v_neg_lo, v_neg_hi, v_sok, v_nl_lo, v_nl_hi;
+  logic [2*SW-1:0]    v_dw_sum, v_nw_sum, v_e_sum, v_eh_sum, v_nx_sum, v_nxh_sum;
+  logic [21:0]        v_dw;
+  logic [13:0]        v_nw;
+  logic [11:0]        v_end_lo;
+  logic [15:0]        v_be;
+  assign v_a[5:0]     = wr_req_addr_i[5:0];
+  assign v_a[11:6]    = 6'd0;
+  assign v_rem        = {p_rem_q, wr_req_len_i};
+  assign v_room[CW-1:0]    = mps_eff - {1'b0, wr_req_addr_i[PW-1:0] & (mps_eff[PW-1:0] - PW'(1))};
+  assign v_room[2*CW-1:CW] = mps_eff;
+  for (genvar i = 0; i < 2; i++) begin : g_plan
+    logic [5:0]       a;
+    logic [LEN_W-1:0] rem;
+    logic [PW:0]      room, ch;
+    assign a    = v_a[6*i +: 6];
+    assign rem  = v_rem[LEN_W*i +: LEN_W];
+    assign room = v_room[CW*i +: CW];
+    assign ch   = (rem < LEN_W'(room)) ? rem[PW:0] : room;
+    assign v_chunk[CW*i +: CW]  = ch;
+    assign v_last[i]            = rem <= LEN_W'(ch);
+    assign v_dw_sum[SW*i +: SW] = {{PW{1'b0}}, a[1:0]} + {1'b0, ch} + SW'(3);
+    assign v_dw[11*i +: 11]     = 11'(v_dw_sum[SW*i+2 +: PW]);
+    assign v_nw_sum[SW*i +: SW] = SW'(a) + {1'b0, ch} + SW'(63);
+    assign v_nw[7*i +: 7]       = 7'(v_nw_sum[SW*i+6 +: SW-6]);
+    assign v_end_lo[6*i +: 6]   = a + ch[5:0] - 6'd1;
+    assign v_be[8*i +: 8]       = kite_rtl_pkg::pcie_be(a[1:0], v_end_lo[6*i +: 2],
+                                                        v_dw[11*i +: 11] == 11'd1);
+    // a + chunk + 15 (+ 47) is 4 (dw + 3) (4 (dw + 11)) plus under 4: span - 1
+    // (8 more after a shared start) and nb - 1 (its 16ths) for the emitter,
+    // without an adder behind the queue's read.
+    assign v_e_sum[SW*i +: SW]  = {{PW{1'b0}}, a[1:0]} + {1'b0, ch} + SW'(15);
+    assign v_eh_sum[SW*i +: SW] = {{PW{1'b0}}, a[1:0]} + {1'b0, ch} + SW'(47);
+    // nw - neg (64 times it, plus under 64, as the sum): need_in is then one
+    // compare with beat_q.
+    assign v_neg_lo[i] = a >= 6'd20;
+    assign v_neg_hi[i] = a >= 6'd52;
+    assign v_nx_sum[SW*i +: SW]  = SW'(a) + {1'b0, ch} + (v_neg_lo[i] ? {SW{1'b1}} : SW'(63));
+    assign v_nxh_sum[SW*i +: SW] = SW'(a) + {1'b0, ch} + (v_neg_hi[i] ? {SW{1'b1}} : SW'(63));
+    // need_in on the last beat (nb - 1 < nw - neg), for s_ok.
+    assign v_nl_lo[i] = v_e_sum[SW*i+6 +: SW-6] < v_nx_sum[SW*i+6 +: SW-6];
+    assign v_nl_hi[i] = v_eh_sum[SW*i+6 +: SW-6] < v_nxh_sum[SW*i+6 +: SW-6];
+    // It may start in the upper half of a beat (s_ok).
+    assign v_sok[i] = a < 6'd52 && v_dw[11*i +: 11] > 11'd4;
+  end
+
+  assign chunk  = v_chunk[CW*p_busy_q +: CW];
+  assign s_last = v_last[p_busy_q];
+  assign s_dw   = v_dw[11*p_busy_q +: 11];
+  assign s_nw   = v_nw[7*p_busy_q +: 7];
+  assign {s_lbe, s_fbe} = v_be[8*p_busy_q +: 8];
 
   // TLP queue.
   localparam int unsigned TQD = 4;
@@ -129,6 +184,15 @@ module kite_pcie_wr #(
   logic [7:0]      tq_fn   [TQD];
   logic [ID_W-1:0] tq_id   [TQD];
   logic            tq_last [TQD];
+  // Per-TLP figures for the emitter, the low bit / half for a start at DW 0
+  // of a beat, the high one for a start at DW 8: the head TLP's arithmetic
+  // (span, nb, need_in) behind the queue's read led the straddle decision.
+  logic [1:0]      tq_neg  [TQD];   // first beat needs two words
+  logic [13:0]     tq_nwx  [TQD];   // nw - neg
+  logic [13:0]     tq_nbm  [TQD];   // nb - 1
+  logic [3:0]      tq_eop  [TQD];   // end DW in the last beat from DW 0
+  logic            tq_sok  [TQD];   // may start at DW 8 (s_ok)
+  logic [1:0]      tq_nl   [TQD];   // need_in on the last beat
   logic [1:0]      t_wp_q, t_rp_q, t_rp1;
   logic [2:0]      t_cnt_q;
   logic            t_push, t_pop, take, take_zero;
@@ -151,6 +215,14 @@ module kite_pcie_wr #(
       tq_fn[t_wp_q]   <= s_fn;
       tq_id[t_wp_q]   <= s_id;
       tq_last[t_wp_q] <= s_last;
+      tq_neg[t_wp_q]  <= {v_neg_hi[p_busy_q], v_neg_lo[p_busy_q]};
+      tq_nwx[t_wp_q]  <= {7'(v_nxh_sum[SW*p_busy_q+6 +: SW-6]),
+                          7'(v_nx_sum[SW*p_busy_q+6 +: SW-6])};
+      tq_nbm[t_wp_q]  <= {7'(v_eh_sum[SW*p_busy_q+6 +: SW-6]),
+                          7'(v_e_sum[SW*p_busy_q+6 +: SW-6])};
+      tq_eop[t_wp_q]  <= v_e_sum[SW*p_busy_q+2 +: 4];
+      tq_sok[t_wp_q]  <= v_sok[p_busy_q];
+      tq_nl[t_wp_q]   <= {v_nl_hi[p_busy_q], v_nl_lo[p_busy_q]};
     end
   end
 
@@ -197,8 +269,6 @@ module kite_pcie_wr #(
 
   logic          have_cur, have_nxt, go, priming, need_in, last_beat, first_lo, neg, fire;
   logic          s_ok, strad;
-  logic [12:0]   span;      // DWs from DW 0 of the TLP's first beat to its end
-  logic [6:0]    nb;
   logic [3:0]    eop_ptr;
   logic [5:0]    shp;
   logic [511:0]  in_w, out_w, n_w0;
@@ -208,26 +278,31 @@ module kite_pcie_wr #(
 
   assign have_cur = t_cnt_q != '0;
   assign have_nxt = t_cnt_q >= 3'd2;
-  assign span     = 13'd4 + {2'b00, c_dw} + (hi_q ? 13'd8 : 13'd0);
-  assign nb       = 7'((span + 13'd15) >> 4);
-  assign eop_ptr  = 4'(span - 13'd1);
+  // span = 4 + dw (+ 8 after a shared start): nb - 1 and span - 1 come
+  // from the queue (tq_nbm, tq_eop); span - 1 from DW 8 is 8 more, mod 16.
+  assign eop_ptr  = {tq_eop[t_rp_q][3] ^ hi_q, tq_eop[t_rp_q][2:0]};
   // Client byte at lane a (mod 64) goes to lane 16 (48 after a shared
   // start) + (a - addr[5:2]*4): when that is negative the first beat needs
   // the first two words (never after a shared start, see s_ok).
-  assign neg      = hi_q ? c_addr[5:0] >= 6'd52 : c_addr[5:0] >= 6'd20;
+  assign neg      = hi_q ? tq_neg[t_rp_q][1] : tq_neg[t_rp_q][0];
   assign shp      = (hi_q ? 6'd48 : 6'd16) - {c_addr[5:2], 2'b00};
   assign go       = beat_q != '0 || primed_q || 7'(f_cnt_q) >= c_nw;
   assign priming  = have_cur && go && neg && !primed_q;
-  assign need_in  = (beat_q + {6'd0, neg}) < c_nw;
+  // beat_q + neg < c_nw, as tq_nwx is c_nw - neg.
+  assign need_in  = beat_q < (hi_q ? tq_nwx[t_rp_q][13:7] : tq_nwx[t_rp_q][6:0]);
   assign in_w     = need_in ? f_head : '0;
   assign win      = {in_w, hold_q} << {shp, 3'b000};
   assign out_w    = win[1023:512];
-  assign last_beat = beat_q == nb - 7'd1;
+  assign last_beat = beat_q == (hi_q ? tq_nbm[t_rp_q][13:7] : tq_nbm[t_rp_q][6:0]);
   assign first_lo = beat_q == '0 && !hi_q;
 
   // The next TLP starts at DW 8 of the current one's last beat.
-  assign s_ok  = strad_en_i && have_nxt && last_beat && !eop_ptr[3] && n_addr[5:0] < 6'd52 &&
-                 n_dw > 11'd4 && 7'(f_cnt_q) >= 7'(need_in) + n_nw;
+  // f_cnt_q >= need_in + n_nw as two compares, chosen by need_in as it is
+  // on the last beat (tq_nl), which s_ok needs anyway: they need not wait
+  // for beat_q's compare.
+  assign s_ok  = strad_en_i && have_nxt && last_beat && !eop_ptr[3] && tq_sok[t_rp1] &&
+                 ((hi_q ? tq_nl[t_rp_q][1] : tq_nl[t_rp_q][0]) ? 7'(f_cnt_q) > n_nw
+                                                              : 7'(f_cnt_q) >= n_nw);
   assign strad = stall_q ? strad_q : s_ok;
   // Its first data word follows the current TLP's last; 16 payload bytes
   // from its first DW go in this beat.
@@ -336,6 +411,10 @@ module kite_pcie_wr #(
   end
 
   logic unused_wr;
-  assign unused_wr = ^{end_lo[5:2], win[511:0], dw_sum[1:0], n_addr[1:0]};
+  assign unused_wr = ^{v_end_lo[11:8], v_end_lo[5:2], v_dw_sum[SW+1:SW], v_dw_sum[1:0],
+                       v_e_sum[SW+1:SW], v_e_sum[1:0], v_eh_sum[SW+5:SW], v_eh_sum[5:0],
+                       v_nw_sum[SW+5:SW], v_nw_sum[5:0], v_nx_sum[SW+5:SW], v_nx_sum[5:0],
+                       v_nxh_sum[SW+5:SW], v_nxh_sum[5:0],
+                       win[511:0], c_addr[1:0], n_addr[1:0]};
 
 endmodule : kite_pcie_wr
