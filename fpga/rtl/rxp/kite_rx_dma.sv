@@ -601,34 +601,40 @@ module kite_rx_dma #(
   // The bound a read must stop at, the next read-size boundary or the
   // ring's wrap, depends on lfe through the ring index and the address: a
   // 64-bit add and two shifts, too deep for the loop from the prefetch's
-  // pick back to lfe. It is registered (lm1_q, from the lfe of the cycle
-  // before), and a line whose lfe has just moved (a read, an allocation) is
-  // not eligible for one cycle (lnb_q) while it catches up. The window and
-  // the WQEs per read, which change only with an allocation, are registered
-  // too (lwmax_q, lrdw_q), and the same cycle covers them. A read ends at
+  // pick back to lfe, and too deep for one cycle. It is registered in two
+  // steps: the address and the WQEs to the wrap (la_q, lwr_q, from the lfe
+  // of the cycle before), then the bound (lm1_q, from those), and a line
+  // whose lfe has moved (a read, an allocation) in either of the last two
+  // cycles is not eligible (lnb_q) while they catch up. The window and the
+  // WQEs per read, which change only with an allocation, are registered
+  // too (lwmax_q, lrdw_q), and the same cycles cover them. A read ends at
   // what is posted, the window or the bound, so a line left with more to
   // read stopped at a read-size block or the wrap; one such read every
-  // other cycle per line is far more WQEs than frames take. A new MRRS
+  // third cycle per line is far more WQEs than frames take. A new MRRS
   // applies from the cycle after; like kite_pcie_rd, the block expects it
   // to change only while the function is idle.
   logic [63:0]   l_a [NLINE];               // each line's next read: address
   logic [KW:0]   l_n [NLINE];               // and WQEs
-  logic [XW:0]   l_m1 [NLINE];              // and bound, from lfe_q
+  logic [XW:0]   l_m1 [NLINE];              // and bound, from la_q
+  logic [63:0]   la_q [NLINE];              // l_a of the cycle before
+  logic [16:0]   l_wr [NLINE];              // WQEs to the ring's wrap
+  logic [16:0]   lwr_q [NLINE];
   logic [XW:0]   lm1_q [NLINE];             // l_m1 of the cycle before
+  logic [NLINE-1:0] lmv_q;                  // lfe moved in the cycle before
   logic [NLINE-1:0] lnb_q;                  // lm1_q is for an older lfe
   logic [63:0]   pf_a;
   logic [15:0]   ln_idx;                    // per line, in turn
   logic [XW-1:0] ln_off;                    // l_a within its read-size block
-  logic [16:0]   ln_wrap, ln_bnd;
+  logic [16:0]   ln_bnd;
   logic [16:0]   ln_av, ln_room, ln_m0, ln_m1, ln_min;
   always_comb begin
     for (int l = 0; l < NLINE; l++) begin
       ln_idx  = lfe_q[l] & 16'((17'd1 << llsz_q[l]) - 1'b1);
       l_a[l]  = lbase_q[l] + ({48'd0, ln_idx} << llstr_q[l]);
-      ln_off  = l_a[l][XW-1:0] & (rdm[XW-1:0] - XW'(1));
-      ln_wrap = (17'd1 << llsz_q[l]) - 17'(ln_idx);
+      l_wr[l] = (17'd1 << llsz_q[l]) - 17'(ln_idx);
+      ln_off  = la_q[l][XW-1:0] & (rdm[XW-1:0] - XW'(1));
       ln_bnd  = 17'((18'(rdm) - 18'(ln_off)) >> llstr_q[l]);
-      l_m1[l] = ln_bnd < ln_wrap ? (XW + 1)'(ln_bnd) : (XW + 1)'(ln_wrap);
+      l_m1[l] = ln_bnd < lwr_q[l] ? (XW + 1)'(ln_bnd) : (XW + 1)'(lwr_q[l]);
     end
     for (int l = 0; l < NLINE; l++) begin
       ln_av   = 17'(lpi_q[l] - lfe_q[l]);
@@ -640,7 +646,7 @@ module kite_rx_dma #(
     end
   end
   assign pf_n = l_n[pf_pick];
-  assign pf_a = l_a[pf_pick];
+  assign pf_a = la_q[pf_pick];
 
   assign rd_req_valid_o = pf_v_q && !pf_dead;
   assign rd_req_id_o    = RD_ID;
@@ -659,13 +665,21 @@ module kite_rx_dma #(
   logic [2:0]      rs_sh;                   // entries per WQE: 2^rs_sh
   // The line's stride goes with the request, so that the answer does not
   // look it up through rs_l at the head of its per-chunk arithmetic (it
-  // does not change while the line has reads out).
-  assign {rs_l, rs_slot, rs_n, rs_a54, rs_sh} = rdq_mem[rdq_rd_q[RW-1:0]];
-  always_ff @(posedge clk_i)
-    if (rd_go)
-      rdq_mem[rdq_wr_q[RW-1:0]] <= {pf_l_q, pf_slot_q, pf_n_q, pf_addr_q[5:4], sh_of(llstr_q[pf_l_q])};
+  // does not change while the line has reads out). The head request's
+  // entry is registered (rs_q: the entry the head will be in the next
+  // cycle, or the one being written to it), so that the answer's decode
+  // does not start behind the queue's RAM.
+  logic [RQ_W-1:0] rdq_wd, rs_q;
+  logic [RW:0]     rdq_nx;
+  logic            rsp_go, rsp_end;
+  assign rdq_wd = {pf_l_q, pf_slot_q, pf_n_q, pf_addr_q[5:4], sh_of(llstr_q[pf_l_q])};
+  assign rdq_nx = rdq_rd_q + (RW + 1)'(rsp_end);
+  always_ff @(posedge clk_i) begin
+    if (rd_go) rdq_mem[rdq_wr_q[RW-1:0]] <= rdq_wd;
+    rs_q <= rd_go && rdq_wr_q == rdq_nx ? rdq_wd : rdq_mem[rdq_nx[RW-1:0]];
+  end
+  assign {rs_l, rs_slot, rs_n, rs_a54, rs_sh} = rs_q;
 
-  logic rsp_go, rsp_end;
   assign rd_rsp_ready_o = rdq_wr_q != rdq_rd_q;
   assign rsp_go  = rd_rsp_valid_i && rd_rsp_ready_o;
   assign rsp_end = rsp_go && rd_rsp_last_i;
@@ -679,28 +693,31 @@ module kite_rx_dma #(
     chunk_of = CW'(((CW + KW)'(s) << sh) + (CW + KW)'(e));
   endfunction
 
-  // Answer: chunk j (16 bytes) of a beat is the request's chunk
+  // Answer, in two stages. A WQE's reduction (its entries up to the first
+  // of length 0 and at most MAX_SGE: their count, capacity and whether an
+  // lkey is bad) restarts at its entry 0 and is stored at its last chunk.
+  // Stage A takes the beat: chunk j (16 bytes) is the request's chunk
   // c = 4 * beat + j - (addr mod 64) / 16, entry c mod 2^sh of its WQE
-  // c / 2^sh; a WQE's reduction restarts at its entry 0 and is stored at its
-  // last chunk.
-  logic [3:0]  rb_beat_q;                   // saturates: strides over 512 bytes
-  logic [SW:0] rb_nsge_q, n_nsge;
-  logic        rb_stop_q, rb_bad_q, rb_err_q, n_stop, n_bad;
-  logic [37:0] rb_cap_q, n_cap;
-  logic [4:0]  rs_emask;
-  logic [5:0]  ck_c [4];
-  logic [4:0]  ck_e [4];
-  logic [5:0]  ck_k [4];
+  // c / 2^sh; the scatter entries are written, and each chunk's place in
+  // its WQE and its entry's length and lkey are checked. Stage B, the cycle
+  // after, works out which chunks of the beat each chunk's reduction takes
+  // and adds their lengths to what is carried from the beats before. Done
+  // in one cycle, the decode behind the read queue's RAM and four 38-bit
+  // adds in series behind it were the block's deepest path.
+  logic [3:0]    rb_beat_q;                 // saturates: strides over 512 bytes
+  logic          rb_err_q;
+  logic [4:0]    rs_emask;
+  logic [5:0]    ck_c [4];
+  logic [4:0]    ck_e [4];
+  logic [5:0]    ck_k [4];
   logic [KW-1:0] ck_slot [4];
   logic [CW-1:0] ck_ch [4];
-  logic [3:0]  ck_v, ck_end;
-  logic [SUM_W-1:0] ck_sum [4];
+  logic [3:0]    ck_v, ck_end;
+  logic [3:0]    ck_rst;                    // entry 0: the reduction restarts
+  logic [3:0]    ck_gate;                   // an entry the reduction looks at
+  logic [3:0]    ck_zero, ck_bad;           // length 0 (the list ends), bad lkey
   always_comb begin
     rs_emask = 5'((6'd1 << rs_sh) - 1'b1);
-    n_nsge = rb_nsge_q;
-    n_stop = rb_stop_q;
-    n_bad  = rb_bad_q;
-    n_cap  = rb_cap_q;
     for (int j = 0; j < 4; j++) begin
       ck_c[j]    = {rb_beat_q, 2'(j)} - 6'(rs_a54);
       ck_e[j]    = ck_c[j][4:0] & rs_emask;
@@ -709,42 +726,87 @@ module kite_rx_dma #(
       ck_ch[j]   = chunk_of(rs_sh, ck_slot[j], 6'(ck_e[j]));
       ck_v[j]    = rd_rsp_keep_i[16*j] && 7'(ck_k[j]) < 7'(rs_n);
       ck_end[j]  = ck_v[j] && ck_e[j] == rs_emask;
-      if (ck_v[j]) begin
-        if (ck_e[j] == '0) begin
-          n_nsge = '0;
-          n_stop = 1'b0;
-          n_bad  = 1'b0;
-          n_cap  = '0;
-        end
-        if (!n_stop && n_nsge < (SW + 1)'(MAX_SGE)) begin
-          if (rd_rsp_data_i[128*j + 64 +: 32] == 32'd0) n_stop = 1'b1;
-          else begin
-            n_cap  = n_cap + 38'(rd_rsp_data_i[128*j + 64 +: 32]);
-            n_bad  = n_bad || rd_rsp_data_i[128*j + 96 +: 32] != 32'(kite_pkg::LKEY_PHYS);
-            n_nsge = n_nsge + 1'b1;
-          end
-        end
-      end
-      ck_sum[j] = {n_nsge, n_cap, n_bad};
+      ck_rst[j]  = ck_v[j] && ck_e[j] == '0;
+      // Until the list ends every entry before e was taken, so the count
+      // the MAX_SGE limit applies to is e.
+      ck_gate[j] = ck_v[j] && 32'(ck_e[j]) < MAX_SGE;
+      ck_zero[j] = rd_rsp_data_i[128*j + 64 +: 32] == 32'd0;
+      ck_bad[j]  = rd_rsp_data_i[128*j + 96 +: 32] != 32'(kite_pkg::LKEY_PHYS);
     end
   end
 
-  // Summary writes: per bank (slot mod 4) the WQE ending in this beat, if any.
+  // Summary writes: per bank (slot mod 4) the WQE ending in this beat, if
+  // any, and the chunk whose reduction it takes.
   logic [3:0]          sw_v;
   logic [KW-3:0]       sw_row [4];
-  logic [SUM_W-1:0]    sw_d [4];
+  logic [1:0]          sw_j [4];
   always_comb begin
     for (int b = 0; b < 4; b++) begin
       sw_v[b]   = 1'b0;
       sw_row[b] = '0;
-      sw_d[b]   = '0;
+      sw_j[b]   = '0;
       for (int j = 0; j < 4; j++)
         if (ck_end[j] && ck_slot[j][1:0] == 2'(b)) begin
           sw_v[b]   = 1'b1;
           sw_row[b] = ck_slot[j][KW-1:2];
-          sw_d[b]   = ck_sum[j];
+          sw_j[b]   = 2'(j);
         end
     end
+  end
+
+  // Stage B: the beat's chunks registered (ab_*), and the reduction
+  // carried from the beats before (rb_*, cleared after a request's last
+  // beat). Per chunk j, the beat's part of its reduction, from its WQE's
+  // entry 0 or the beat's start: the chunks taken (b_mt[j][i]), their count
+  // and lkeys, and whether the WQE began in an earlier beat (b_cont: the
+  // carried reduction is added, or kept as it is if its list had ended).
+  logic             ab_v_q, ab_end_q, ab_err_q;
+  logic [LW-1:0]    ab_l_q;
+  logic [KW:0]      ab_n_q;
+  logic [3:0]       ab_swv_q;
+  logic [KW-3:0]    ab_swrow_q [4];
+  logic [1:0]       ab_swj_q [4];
+  logic [3:0]       ab_rst_q, ab_gate_q, ab_zero_q, ab_bad_q;
+  logic [31:0]      ab_len_q [4];
+  logic [SW:0]      rb_nsge_q;
+  logic             rb_stop_q, rb_bad_q;
+  logic [37:0]      rb_cap_q;
+  logic [3:0]       b_tk, b_cont, b_bad;
+  logic             b_st;                   // the list has ended, in the beat
+  logic [3:0]       b_mt [4];
+  logic [2:0]       b_cnt [4];
+  logic [37:0]      b_m [4][4];
+  logic [37:0]      b_lcap [4];
+  logic [SUM_W-1:0] b_sum [4];
+  logic [SUM_W-1:0] sw_d [4];
+  logic             b_stop;
+  always_comb begin
+    // The list's end within the beat, restarting at each entry 0.
+    b_st = 1'b0;
+    for (int i = 0; i < 4; i++) begin
+      if (ab_rst_q[i]) b_st = 1'b0;
+      b_tk[i] = ab_gate_q[i] && !ab_zero_q[i] && !b_st;
+      if (ab_gate_q[i] && ab_zero_q[i]) b_st = 1'b1;
+    end
+    for (int j = 0; j < 4; j++) begin
+      b_mt[j]   = '0;
+      b_cont[j] = 1'b1;
+      for (int i = 3; i >= 0; i--)
+        if (i <= j && b_cont[j]) begin
+          b_mt[j][i] = b_tk[i];
+          if (ab_rst_q[i]) b_cont[j] = 1'b0;
+        end
+      b_cnt[j] = 3'($countones(b_mt[j]));
+      b_bad[j] = |(b_mt[j] & ab_bad_q);
+      for (int i = 0; i < 4; i++) b_m[j][i] = b_mt[j][i] ? 38'(ab_len_q[i]) : '0;
+      b_lcap[j] = (b_m[j][0] + b_m[j][1]) + (b_m[j][2] + b_m[j][3]);
+      if (!b_cont[j]) b_sum[j] = {(SW + 1)'(b_cnt[j]), b_lcap[j], b_bad[j]};
+      else if (rb_stop_q) b_sum[j] = {rb_nsge_q, rb_cap_q, rb_bad_q};
+      else b_sum[j] = {rb_nsge_q + (SW + 1)'(b_cnt[j]), rb_cap_q + b_lcap[j],
+                       rb_bad_q || b_bad[j]};
+    end
+    for (int b = 0; b < 4; b++) sw_d[b] = b_sum[ab_swj_q[b]];
+    b_stop = b_st || (b_cont[3] && rb_stop_q);
   end
 
   // Scatter entries: four banks (see chunk_of), so a beat's four entries
@@ -781,23 +843,28 @@ module kite_rx_dma #(
   logic          strip_d;
   logic [15:0]   dlen_d;
   logic [KW-1:0] slot_d;
-  logic          rdy_d, s_err, s_bad;
+  logic          rdy_d, s_err, s_bad, s_over;
   logic [SW:0]   s_nsge;
-  logic [37:0]   s_cap;
   assign slot_d = ci_d[KW-1:0];
   // WQE ci is cached when it lies in lci .. lans - 1 (dispatch runs ahead of
   // lci, the line's oldest WQE still being written).
   logic [15:0] lag_d;
   assign lag_d  = ci_d - lci_q[h];
   assign rdy_d  = lag_d < lans_q[h] - lci_q[h];
+  // The length is compared with each bank's capacity, and the bank's
+  // verdict selected: the compare does not wait for the bank select.
   logic [SUM_W-1:0] sum_rd [4];
+  logic [3:0]       s_ovb;
   for (genvar b = 0; b < 4; b++) begin : g_sum
     logic [SUM_W-1:0] mem [NSLOT/4];
-    always_ff @(posedge clk_i) if (rsp_go && sw_v[b]) mem[{rs_l, sw_row[b]}] <= sw_d[b];
+    always_ff @(posedge clk_i) if (ab_v_q && ab_swv_q[b]) mem[{ab_l_q, ab_swrow_q[b]}] <= sw_d[b];
     assign sum_rd[b] = mem[{h, slot_d[KW-1:2]}];
+    assign s_ovb[b]  = 38'(dlen_d) > sum_rd[b][38:1];
   end
-  assign s_err = lerr_v_q[h] && lag_d >= lerr_q[h] - lci_q[h];
-  assign {s_nsge, s_cap, s_bad} = sum_rd[slot_d[1:0]];
+  assign s_err  = lerr_v_q[h] && lag_d >= lerr_q[h] - lci_q[h];
+  assign s_over = s_ovb[slot_d[1:0]];
+  assign s_nsge = sum_rd[slot_d[1:0]][SUM_W-1 -: SW + 1];
+  assign s_bad  = sum_rd[slot_d[1:0]][0];
   assign strip_d = c_flags[0] && meta_num_vlans_i != 2'd0 && d_head[8*12 +: 16] == 16'h0081;
   // RX_FCS: the FCS follows the frame in the buffer; the length counts it.
   assign dlen_d  = (strip_d ? d_len - 16'd4 : d_len) + (c_flags[1] ? 16'd4 : 16'd0);
@@ -865,7 +932,7 @@ module kite_rx_dma #(
     else if (s_err) begin
       d_kind = EV_RD_ERR;
       d_wait = r_errph || infl;
-    end else if (38'(dlen_d) > s_cap) d_kind = EV_OVERSIZE;
+    end else if (s_over) d_kind = EV_OVERSIZE;
     else if (s_bad) begin
       // Consumed here, so it waits for the older frames of its RQ: the
       // line's lci counts WQEs in order, and their slots' entries must not
@@ -1230,6 +1297,7 @@ module kite_rx_dma #(
       vp_q      <= '1;                     // line 0 first
       pf_v_q    <= 1'b0;
       lnb_q     <= '1;
+      lmv_q     <= '1;
       pf_l_q    <= '0;
       pf_last_q <= '1;                     // line 0 first
       pf_slot_q <= '0;
@@ -1246,6 +1314,21 @@ module kite_rx_dma #(
       rb_cap_q  <= '0;
       rb_bad_q  <= 1'b0;
       rb_err_q  <= 1'b0;
+      ab_v_q    <= 1'b0;
+      ab_end_q  <= 1'b0;
+      ab_err_q  <= 1'b0;
+      ab_l_q    <= '0;
+      ab_n_q    <= '0;
+      ab_swv_q  <= '0;
+      ab_rst_q  <= '0;
+      ab_gate_q <= '0;
+      ab_zero_q <= '0;
+      ab_bad_q  <= '0;
+      for (int j = 0; j < 4; j++) begin
+        ab_swrow_q[j] <= '0;
+        ab_swj_q[j]   <= '0;
+        ab_len_q[j]   <= '0;
+      end
       for (int l = 0; l < NLINE; l++) begin
         lq_q[l]    <= '0;
         lr_q[l]    <= '0;
@@ -1260,6 +1343,8 @@ module kite_rx_dma #(
         lfn_q[l]   <= '0;
         lout_q[l]  <= '0;
         lm1_q[l]   <= '0;
+        la_q[l]    <= '0;
+        lwr_q[l]   <= '0;
         lwmax_q[l] <= '0;
         lrdw_q[l]  <= '0;
       end
@@ -1283,40 +1368,61 @@ module kite_rx_dma #(
         pf_v_q <= 1'b0;
       end
       for (int l = 0; l < NLINE; l++) begin
+        la_q[l]    <= l_a[l];
+        lwr_q[l]   <= l_wr[l];
         lm1_q[l]   <= l_m1[l];
         lwmax_q[l] <= lwmax[l];
         lrdw_q[l]  <= lrdw[l];
-        lnb_q[l]   <= (pf_load && pf_pick == LW'(l)) || (alloc && al_l == LW'(l));
+        lmv_q[l]   <= (pf_load && pf_pick == LW'(l)) || (alloc && al_l == LW'(l));
+        lnb_q[l]   <= (pf_load && pf_pick == LW'(l)) || (alloc && al_l == LW'(l)) || lmv_q[l];
       end
       rd_res_q <= rd_res_q + (RW + 1)'(pf_load) - (RW + 1)'(rsp_end) - (RW + 1)'(pf_cancel);
       for (int l = 0; l < NLINE; l++)
         lout_q[l] <= lout_q[l] + (KW + 1)'(pf_load && pf_pick == LW'(l)) -
-                     (KW + 1)'(rsp_end && rs_l == LW'(l)) - (KW + 1)'(pf_cancel && pf_l_q == LW'(l));
+                     (KW + 1)'(ab_v_q && ab_end_q && ab_l_q == LW'(l)) -
+                     (KW + 1)'(pf_cancel && pf_l_q == LW'(l));
 
-      // Answers.
+      // Answers: stage A.
       if (rsp_go) begin
         if (rb_beat_q != 4'hf) rb_beat_q <= rb_beat_q + 1'b1;
-        rb_nsge_q <= n_nsge;
-        rb_stop_q <= n_stop;
-        rb_cap_q  <= n_cap;
-        rb_bad_q  <= n_bad;
-        rb_err_q  <= rb_err_q || rd_rsp_err_i;
+        rb_err_q <= rb_err_q || rd_rsp_err_i;
       end
       if (rsp_end) begin
         rdq_rd_q  <= rdq_rd_q + 1'b1;
         rb_beat_q <= '0;
-        rb_nsge_q <= '0;
-        rb_stop_q <= 1'b0;
-        rb_cap_q  <= '0;
-        rb_bad_q  <= 1'b0;
         rb_err_q  <= 1'b0;
       end
+      ab_v_q   <= rsp_go;
+      ab_end_q <= rsp_end;
+      if (rsp_go) begin
+        ab_err_q  <= rb_err_q || rd_rsp_err_i;
+        ab_l_q    <= rs_l;
+        ab_n_q    <= rs_n;
+        ab_swv_q  <= sw_v;
+        ab_rst_q  <= ck_rst;
+        ab_gate_q <= ck_gate;
+        ab_zero_q <= ck_zero;
+        ab_bad_q  <= ck_bad;
+        for (int j = 0; j < 4; j++) begin
+          ab_swrow_q[j] <= sw_row[j];
+          ab_swj_q[j]   <= sw_j[j];
+          ab_len_q[j]   <= rd_rsp_data_i[128*j + 64 +: 32];
+        end
+      end
+
+      // Stage B.
+      if (ab_v_q) begin
+        rb_nsge_q <= ab_end_q ? '0 : b_sum[3][SUM_W-1 -: SW + 1];
+        rb_cap_q  <= ab_end_q ? '0 : b_sum[3][38:1];
+        rb_bad_q  <= !ab_end_q && b_sum[3][0];
+        rb_stop_q <= !ab_end_q && b_stop;
+      end
       // The request's WQEs are cached, failed or not, once its answer is in.
-      if (rsp_end && lv_q[rs_l]) begin
-        lans_q[rs_l] <= lans_q[rs_l] + 16'(rs_n);
-        if ((rb_err_q || rd_rsp_err_i) && !lerr_v_q[rs_l]) begin
-          for (int l = 0; l < NLINE; l++) if (rs_l == LW'(l)) lerr_v_q[l] <= 1'b1;
-          lerr_q[rs_l]   <= lans_q[rs_l];
+      if (ab_v_q && ab_end_q && lv_q[ab_l_q]) begin
+        lans_q[ab_l_q] <= lans_q[ab_l_q] + 16'(ab_n_q);
+        if (ab_err_q && !lerr_v_q[ab_l_q]) begin
+          for (int l = 0; l < NLINE; l++) if (ab_l_q == LW'(l)) lerr_v_q[l] <= 1'b1;
+          lerr_q[ab_l_q] <= lans_q[ab_l_q];
         end
       end
 
