@@ -666,9 +666,9 @@ module kite_rx_dma #(
   // The line's stride goes with the request, so that the answer does not
   // look it up through rs_l at the head of its per-chunk arithmetic (it
   // does not change while the line has reads out). The head request's
-  // entry is registered (rs_q: the entry the head will be in the next
-  // cycle, or the one being written to it), so that the answer's decode
-  // does not start behind the queue's RAM.
+  // entry is registered (rs_q: the entry that is the head in the next
+  // cycle, taken from the write port when it is written in this one), so
+  // that the answer's decode does not start behind the queue's RAM.
   logic [RQ_W-1:0] rdq_wd, rs_q;
   logic [RW:0]     rdq_nx;
   logic            rsp_go, rsp_end;
