@@ -150,9 +150,11 @@ struct Bench {
     bool inject = false;
     bool posted = false;   // wr_wait_i 0, and no buffer in the faulting region (writes cannot fail)
     double p_gap = 0.2, p_ready = 0.8;
-    // From 1: an answer can start the cycle after its request is taken
-    // (kite_rx_dma registers the head request's entry from the queue's write).
-    unsigned rd_lat_lo = 1, rd_lat_hi = 40;
+    // The random rounds' WQE read latency. From 1: an answer can start the
+    // cycle after its request is taken (kite_rx_dma registers the head
+    // request's entry from the queue's write).
+    static constexpr unsigned RD_LAT_LO = 1, RD_LAT_HI = 40;
+    unsigned rd_lat_lo = RD_LAT_LO, rd_lat_hi = RD_LAT_HI;
     unsigned tag_limit = TAGS, tags_used = 0;
     unsigned mrrs_code = 2;                     // Max_Read_Request_Size: 128 << code bytes
     unsigned mrrs() const { return std::min(128u << mrrs_code, MRRS); }
@@ -881,8 +883,8 @@ struct Bench {
         rc.table[0] = t0;
         drain();
         compare_round();
-        rd_lat_lo = 1;
-        rd_lat_hi = 40;
+        rd_lat_lo = RD_LAT_LO;
+        rd_lat_hi = RD_LAT_HI;
         tag_limit = TAGS;
         races++;
     }
