@@ -339,13 +339,17 @@ module kite_qm #(
   end
 
   logic [DW-1:0]   c_db;
-  logic [15:0]     c_ci, c_ci_now;
-  logic            c_en, c_own, c_rdy, c_win, c_ok, c_fwd_now;
+  logic [15:0]     c_ci;
+  logic            c_en, c_own, c_rdy, c_win, c_ok, c_fwd_dn, c_fwd_rq;
   logic [1:0]      c_st;
   logic [3:0]      c_lsz;
-  // pi - ci within the ring, both for the ci read and for one written in
-  // this cycle: whether it is written comes late (a WQE's completion is
-  // accepted), so it selects between the two checks, not their input.
+  // pi - ci within the ring, for the ci read and for each ci that may be
+  // written in this cycle. With a doorbell here no firmware write is taken
+  // (cfg_ready_o), so that write is a WQE's completion, the RQ's consumer
+  // index, or a flush's end: that one's queue is in ERR, where the state
+  // check fails a doorbell anyway. Whether one is taken comes late (the
+  // completion's handshake), so it selects between the checks, not their
+  // input.
   function automatic logic in_win(logic [15:0] idx, logic [15:0] ci, logic [3:0] lsz);
     logic [15:0] diff;
     begin
@@ -357,15 +361,16 @@ module kite_qm #(
     c_db = c_rq_q ? c_rq_db : c_sq_db;
     c_ci = c_rq_q ? c_rq_ci : c_sq_ci;
     if (c_fwd_q) c_ci = c_fwd_ci_q;
-    c_ci_now  = c_rq_q ? rq_ci_wd : sq_ci_wd;
-    c_fwd_now = c_rq_q ? (rq_ci_we && rq_ci_wa == c_qn_q) : (sq_ci_we && sq_ci_wa == c_qn_q);
+    c_fwd_dn  = !c_rq_q && done_go && !done_rew_i && done_sqn_i == c_qn_q;
+    c_fwd_rq  = c_rq_q && rqci_go && rqci_qn_i == c_qn_q;
     c_en  = c_rq_q ? rq_en_q[c_qn_q] : sq_en_q[c_qn_q];
     c_st  = c_rq_q ? {rq_err_q[c_qn_q], rq_rdy_q[c_qn_q]} : {sq_err_q[c_qn_q], sq_rdy_q[c_qn_q]};
     c_lsz = c_db[3:0];
     c_own = c_en && c_db[DW-1 -: FN_W] == c_fn_q && c_db[4 +: 8] == c_page_q;
     c_rdy = c_st == ST_RDY && !(!c_rq_q && done_go && done_err_i && done_sqn_i == c_qn_q) &&
             !(!c_rq_q && gerr_set && gerr_sqn_i == c_qn_q);
-    c_win = c_fwd_now ? in_win(c_idx_q, c_ci_now, c_lsz) : in_win(c_idx_q, c_ci, c_lsz);
+    c_win = c_fwd_dn ? in_win(c_idx_q, done_ci_i, c_lsz) :
+            c_fwd_rq ? in_win(c_idx_q, rqci_ci_i, c_lsz) : in_win(c_idx_q, c_ci, c_lsz);
     c_ok  = c_valid_q && c_own && c_rdy && c_win;
   end
 
@@ -405,11 +410,13 @@ module kite_qm #(
 
   // First eligible after rr_q, else the first eligible (kite_rr_pick: trees,
   // not loops whose carried choice is a chain).
-  // Ports under their tag cap, counting the pick in P1 (it takes a tag next).
+  // Ports under their tag cap, counting the pick in P1 (it takes a tag
+  // next) by the bound it is compared with, not by an adder before the pick.
   logic [NPORT-1:0] port_ok;
   always_comb
     for (int p = 0; p < NPORT; p++)
-      port_ok[p] = fetch_port_used_i[p*CW +: CW] + CW'(p1_valid_q && pick_port_o == PW'(p)) < CW'(PORT_TAGS);
+      port_ok[p] = fetch_port_used_i[p*CW +: CW] <
+                   (p1_valid_q && pick_port_o == PW'(p) ? CW'(PORT_TAGS - 1) : CW'(PORT_TAGS));
   for (genvar g = 0; g < NQ; g++) begin : g_elig
     assign elig[g] = sq_act_q[g] && sq_en_q[g] && sq_rdy_q[g] && sq_nf_q[g] != NW'(SQ_DEPTH) &&
                      port_ok[sq_port_q[g]];

@@ -198,10 +198,11 @@ module kite_qm_fetch #(
   kite_rr_pick #(.N(NTAG)) u_req (
     .req_i(is_req), .last_i(req_ptr_q), .valid_o(req[TW]), .idx_o(req[TW-1:0]));
 
-  always_comb begin
-    free_o = '0;
-    for (int i = 0; i < NTAG; i++) free_o = free_o + CW'(is_free[i]);
-  end
+  // The free tags, counted as they are taken and given back (as pu_q
+  // below): a count of is_free would put a 128-input adder tree between
+  // the tag states and the queue manager's pick.
+  logic [CW-1:0] free_q;
+  assign free_o = free_q;
 
   assign rd_valid_o = req[TW];
   assign rd_tag_o   = req[TW-1:0];
@@ -210,13 +211,22 @@ module kite_qm_fetch #(
   assign rd_len_o   = t_len[req[TW-1:0]];
 
   // ---------------------------------------------------------------- WQE buffer
-  logic [511:0] buf_mem [NTAG*NB];
-  logic         buf_re;
-  logic [TW+2:0] buf_ra;
-  logic [511:0] rdata;
+  // Each beat is stored with the verdict (w_v) and w_fast of the checker
+  // below, worked out as the beat is written, and its tag's port: they take
+  // the length sum, the verdict and two tag-array reads off the checker's
+  // loop (the WQE's first beat, its checks, the next tag's pick, that tag's
+  // read).
+  logic [PW+514:0] buf_mem [NTAG*NB];
+  logic            buf_re;
+  logic [TW+2:0]   buf_ra;
+  logic [511:0]    rdata;
+  logic [1:0]      rdata_v, w_v;
+  logic            rdata_fast, w_fast;
+  logic [PW-1:0]   rdata_port;
   always_ff @(posedge clk_i) begin
-    if (rd_cpl_valid_i) buf_mem[{rd_cpl_tag_i, t_nb[rd_cpl_tag_i][2:0]}] <= rd_cpl_data_i;
-    if (buf_re) rdata <= buf_mem[buf_ra];
+    if (rd_cpl_valid_i)
+      buf_mem[{rd_cpl_tag_i, t_nb[rd_cpl_tag_i][2:0]}] <= {t_port[rd_cpl_tag_i], w_v, w_fast, rd_cpl_data_i};
+    if (buf_re) {rdata_port, rdata_v, rdata_fast, rdata} <= buf_mem[buf_ra];
   end
 
   // ---------------------------------------------------------------- checker
@@ -308,9 +318,8 @@ module kite_qm_fetch #(
   assign h_nsge   = 5'(rdata[23:16] - 8'd1);
   assign acc_nsge = k_q == K_HDR ? h_nsge : k_nsge_q;
   assign acc_beat = k_q == K_HDR ? 3'd0 : k_beat_q;
-  // The lengths are summed as a tree, not one lane after another: in K_HDR
-  // the sum is on the path from the WQE buffer through the checks to the
-  // next pick.
+  // The lengths are summed as a tree, not one lane after another. In K_HDR
+  // the sum goes to registers only (the verdict was stored with the beat).
   logic [127:0] lane_len;   // lane l's length at [32*l +: 32], 0 when not an entry
   always_comb begin
     lane_len = '0;
@@ -336,43 +345,62 @@ module kite_qm_fetch #(
   logic [2:0] last_beat;
   assign last_beat = 3'((6'(k_nsge_q) + 6'd1) >> 2);
 
-  // Verdict on lkey, length and LSO fields: in K_HDR straight from beat 0
-  // (WQEs with one or two gather entries), in K_VERD from the sums.
-  logic [36:0]  v_total, v_max;
-  logic         v_lkey_bad, v_lso, v_no_fcs;
-  logic [15:0]  v_mss, v_hdr_len;
-  logic [31:0]  v_sge0_len, v_syn;
+  // Verdict on lkey, length and LSO fields, in the model's order.
+  localparam logic [1:0] V_OK = 2'd0, V_LENGTH = 2'd1, V_LSO = 2'd2, V_LKEY = 2'd3;
+  function automatic logic [1:0] verdict(logic [36:0] total, logic lkey_bad, logic lso,
+                                         logic no_fcs, logic [15:0] mss, logic [15:0] hdr_len,
+                                         logic [31:0] sge0_len);
+    logic [36:0] max;
+    max = lso ? MAX_TSO : MAX_FRAME;
+    verdict = V_OK;
+    if (lkey_bad)
+      verdict = V_LKEY;
+    else if (total == '0 || total > max || (no_fcs && total < 37'd18) || total < 37'd14)
+      verdict = V_LENGTH;
+    else if (lso && (mss == '0 || 32'(hdr_len) > 32'(kite_pkg::MAX_TSO_HDR) ||
+                     32'(hdr_len) > sge0_len || 37'(hdr_len) + 37'(mss) > MAX_FRAME))
+      verdict = V_LSO;
+  endfunction
+
+  // num_ds 0, or more segments than the tag's WQE stride holds.
+  function automatic logic ds_bad(logic [7:0] num_ds, logic [3:0] log_stride);
+    ds_bad = num_ds == 8'd0 || (13'(num_ds) + 13'd1) * 13'd16 > (13'd1 << log_stride);
+  endfunction
+
+  // Of a beat being written, as if it were its WQE's first: w_v, the
+  // verdict on its one or two gather entries (lanes 2 and 3; num_ds 2 or 3
+  // is the only WQE that K_HDR judges), and w_fast, an ETH_TX WQE of that
+  // size that passes and fits the tag's stride. The rest of hdr_fast (the
+  // tag's read error) is the tag's, not the beat's.
+  logic         w_two;
+  logic [36:0]  w_total;
+  logic         w_lkey_bad;
+  assign w_two      = rd_cpl_data_i[23:16] == 8'd3;
+  assign w_total    = 37'(rd_cpl_data_i[351:320]) + (w_two ? 37'(rd_cpl_data_i[479:448]) : 37'd0);
+  assign w_lkey_bad = rd_cpl_data_i[383:352] != 32'(kite_pkg::LKEY_PHYS) ||
+                      (w_two && rd_cpl_data_i[511:480] != 32'(kite_pkg::LKEY_PHYS));
+  assign w_v        = verdict(w_total, w_lkey_bad, rd_cpl_data_i[128 + 2], rd_cpl_data_i[128 + 4],
+                              rd_cpl_data_i[128 + 16 +: 16], rd_cpl_data_i[128 + 64 +: 16],
+                              rd_cpl_data_i[351:320]);
+  assign w_fast     = rd_cpl_data_i[7:0] == 8'(kite_pkg::WQE_OPCODE_ETH_TX) &&
+                      (rd_cpl_data_i[23:16] == 8'd2 || w_two) && w_v == V_OK &&
+                      !ds_bad(rd_cpl_data_i[23:16], t_lstr[rd_cpl_tag_i]);
+
+  // The verdict: in K_HDR as stored with beat 0, in K_VERD from the sums.
+  logic [1:0]   v_code;
+  logic [31:0]  v_syn;
   logic [7:0]   v_status;
+  assign v_code = k_q == K_HDR ? rdata_v :
+                  verdict(k_total_q, k_lkey_bad_q, k_eth_q[2], k_eth_q[4], k_eth_q[16 +: 16],
+                          k_eth_q[64 +: 16], k_sge0_len_q);
   always_comb begin
-    if (k_q == K_HDR) begin
-      v_total    = beat_sum;
-      v_lkey_bad = beat_lkey_bad;
-      v_lso      = rdata[128 + 2];
-      v_no_fcs   = rdata[128 + 4];
-      v_mss      = rdata[128 + 16 +: 16];
-      v_hdr_len  = rdata[128 + 64 +: 16];
-      v_sge0_len = rdata[351:320];
-    end else begin
-      v_total    = k_total_q;
-      v_lkey_bad = k_lkey_bad_q;
-      v_lso      = k_eth_q[2];
-      v_no_fcs   = k_eth_q[4];
-      v_mss      = k_eth_q[16 +: 16];
-      v_hdr_len  = k_eth_q[64 +: 16];
-      v_sge0_len = k_sge0_len_q;
-    end
-    v_max    = v_lso ? MAX_TSO : MAX_FRAME;
-    v_status = 8'(kite_pkg::CQE_STATUS_LOC_LEN_ERR);
-    v_syn    = '0;
-    if (v_lkey_bad) begin
-      v_status = 8'(kite_pkg::CQE_STATUS_LOC_PROT_ERR);
-      v_syn    = TXE_LKEY;
-    end else if (v_total == '0 || v_total > v_max || (v_no_fcs && v_total < 37'd18) || v_total < 37'd14) begin
-      v_syn = TXE_LENGTH;
-    end else if (v_lso && (v_mss == '0 || 32'(v_hdr_len) > 32'(kite_pkg::MAX_TSO_HDR) ||
-                           32'(v_hdr_len) > v_sge0_len || 37'(v_hdr_len) + 37'(v_mss) > MAX_FRAME)) begin
-      v_syn = TXE_LSO;
-    end
+    case (v_code)
+      V_LKEY:   v_syn = TXE_LKEY;
+      V_LENGTH: v_syn = TXE_LENGTH;
+      V_LSO:    v_syn = TXE_LSO;
+      default:  v_syn = '0;
+    endcase
+    v_status = v_code == V_LKEY ? 8'(kite_pkg::CQE_STATUS_LOC_PROT_ERR) : 8'(kite_pkg::CQE_STATUS_LOC_LEN_ERR);
   end
 
   // A good ETH_TX WQE with one or two gather entries is checked in K_HDR
@@ -407,7 +435,7 @@ module kite_qm_fetch #(
       for (int j = 0; j < 3; j++)
         room_over[j] = 9'(d_free_i[8*p +: 8]) > 9'(kite_pkg::MAX_GATHER) + 9'(2 * j);
       o_here    = o_valid_q && o_port_q == PW'(p);
-      k_here    = k_q == K_HDR && t_port[k_tag_q] == PW'(p);
+      k_here    = k_q == K_HDR && rdata_port == PW'(p);
       d_room[p] = o_here && k_here ? room_over[2] : o_here || k_here ? room_over[1] : room_over[0];
     end
   end
@@ -474,16 +502,14 @@ module kite_qm_fetch #(
   // reads the segments, so a failing second read reports ctrl.wqe_index.
   logic       hdr_ds_bad, ph2_req;
   logic [9:0] ph2_len;
-  assign hdr_ds_bad = rdata[23:16] == 8'd0 ||
-                      (13'(rdata[23:16]) + 13'd1) * 13'd16 > (13'd1 << t_lstr[k_tag_q]);
+  assign hdr_ds_bad = ds_bad(rdata[23:16], t_lstr[k_tag_q]);
   assign ph2_req = k_q == K_HDR && !t_err[k_tag_q] && !hdr_ds_bad && rdata[23:16] > 8'd3 &&
                    !t_ph2[k_tag_q];
   assign ph2_len = {4'((13'(rdata[23:16]) * 13'd16 + 13'd15) >> 6), 6'd0};
 
-  // The K_HDR decision chain below ending in the output register.
-  assign hdr_fast = k_q == K_HDR && !t_err[k_tag_q] && !hdr_ds_bad &&
-                    rdata[7:0] == 8'(kite_pkg::WQE_OPCODE_ETH_TX) &&
-                    (rdata[23:16] == 8'd2 || rdata[23:16] == 8'd3) && v_syn == '0;
+  // The K_HDR decision chain below ending in the output register: opcode,
+  // entry count, stride and verdict were worked out as the beat was written.
+  assign hdr_fast = k_q == K_HDR && !t_err[k_tag_q] && rdata_fast;
   assign handoff  = hdr_fast && o_room;
   assign rel      = handoff || fin;
 
@@ -498,7 +524,7 @@ module kite_qm_fetch #(
       o_wqe_index_q <= rdata[47:32];
       o_signaled_q  <= rdata[8];
       o_eth_q       <= rdata[255:128];
-      o_total_q     <= v_total[16:0];
+      o_total_q     <= beat_sum[16:0];
       // Two entries, one of them empty, go out as one (both empty: TXE_LENGTH).
       o_two_q       <= rdata[23:16] == 8'd3 && rdata[351:320] != '0 && rdata[479:448] != '0;
       o_sge0_q      <= rdata[351:320] == '0 ? {rdata[479:448], rdata[447:384]} : {rdata[351:320], rdata[319:256]};
@@ -565,7 +591,10 @@ module kite_qm_fetch #(
       t_wp      <= '0;
       lw_q      <= 1'b0;
       k_new_q   <= 1'b0;
+      free_q    <= CW'(NTAG);
     end else begin
+      // As t_st_d: a pick takes a free tag, fin and o_fin free two others.
+      free_q <= free_q - CW'(pick_valid_i) + CW'(fin) + CW'(o_fin);
       lw_q <= pick_valid_i;
       k_new_q <= pick_next;
       // The flags tag by tag, each comparing its number: through a

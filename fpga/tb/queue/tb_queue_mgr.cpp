@@ -158,6 +158,10 @@ struct Bench {
     // of them (the oldest) the model has flushed already.
     std::vector<std::deque<uint16_t>> infl = std::vector<std::deque<uint16_t>>(NQ);
     std::vector<size_t> flushed_ahead = std::vector<size_t>(NQ);
+    // Each SQ's last finished WQE: the cycle, and the model's ci before it.
+    std::vector<uint64_t> ci_cycle = std::vector<uint64_t>(NQ, ~uint64_t(0));
+    std::vector<uint16_t> ci_before = std::vector<uint16_t>(NQ);
+    long n_edge_now = 0;   // doorbells in the window only by a WQE finishing in their check's cycle
     long n_ahead = 0, max_infl = 0;
     std::vector<long> wait_since = std::vector<long>(NQ, -1);      // pick count when work appeared
     long picks = 0, max_wait = 0;
@@ -401,6 +405,8 @@ struct Bench {
                         infl[q].empty() ? -1 : int(infl[q].front())))
             return;
         infl[q].pop_front();
+        ci_cycle[q] = clk.cycle;
+        ci_before[q] = c.ci;
         if (flushed_ahead[q]) {  // the model flushed it with the error before it
             // Its reads are never made by the model: forget their failures.
             uint64_t slot = c.base + (uint64_t(uint16_t(ci - 1) & ((1u << c.log_size) - 1)) << c.log_stride);
@@ -552,6 +558,8 @@ struct Bench {
             (void)pi0;
             exp_acc.emplace_back(clk.cycle + 1, rq, qn, uint16_t(d.val));
             n_acc++;
+            if (!rq && ci_cycle[qn] == clk.cycle && uint16_t(pi - ci_before[qn]) > (1u << c.log_size))
+                n_edge_now++;
             if (!rq) note_work(qn);
         }
     }
@@ -820,30 +828,36 @@ struct Bench {
         m.db_size_i = size;
     }
 
+    // An SQ doorbell, one past the ring's window with probability p_edge
+    // while WQEs of the SQ are in flight (set on the inputs; taken when ready).
+    void sq_doorbell(double p_edge) {
+        unsigned q = sqs[tb::rnd(rng, 0, uint32_t(sqs.size() - 1))];
+        auto &c = hw.sq[q];
+        uint32_t size = 1u << c.log_size;
+        unsigned n = tb::rnd(rng, 0, 4);
+        // Ring space as a driver sees it: a slot is free once its WQE
+        // has completed. WQEs the model flushed at an error but the RTL
+        // still has in flight hold their slots until their completions.
+        uint16_t drv_ci = infl[q].empty() ? c.ci : infl[q].front();
+        for (unsigned i = 0; i < n && uint16_t(drv_pi[q] - drv_ci) < size; i++) write_wqe(q, drv_pi[q]++);
+        uint16_t idx = drv_pi[q];
+        // Re-ringing an older value (never below what was rung: doorbells
+        // are posted writes in order, a driver never moves pi back).
+        if (tb::chance(rng, 0.1) && uint16_t(drv_pi[q] - c.ci) >= uint16_t(rung[q] - c.ci))
+            idx = uint16_t(rung[q] + tb::rnd(rng, 0, uint16_t(drv_pi[q] - rung[q])));
+        if (uint16_t(idx - c.ci) <= size) rung[q] = idx;
+        if (tb::chance(rng, 0.05)) idx = uint16_t(c.ci + size + tb::rnd(rng, 1, 100));  // beyond the ring
+        // At the window's edge: the verdict depends on WQEs finishing
+        // while the doorbell is checked (the same-cycle ci bypass).
+        if (tb::chance(rng, p_edge) && !infl[q].empty()) idx = uint16_t(c.ci + size + 1);
+        ring(c.fn, db_off(c.db_page, uint32_t(db::SQ)), (q << 16) | idx);
+    }
+
     // A random doorbell (set on the inputs; taken when ready).
     void random_doorbell() {
         unsigned k = tb::rnd(rng, 0, 99);
         if (k < 55 && !sqs.empty()) {
-            unsigned q = sqs[tb::rnd(rng, 0, uint32_t(sqs.size() - 1))];
-            auto &c = hw.sq[q];
-            uint32_t size = 1u << c.log_size;
-            unsigned n = tb::rnd(rng, 0, 4);
-            // Ring space as a driver sees it: a slot is free once its WQE
-            // has completed. WQEs the model flushed at an error but the RTL
-            // still has in flight hold their slots until their completions.
-            uint16_t drv_ci = infl[q].empty() ? c.ci : infl[q].front();
-            for (unsigned i = 0; i < n && uint16_t(drv_pi[q] - drv_ci) < size; i++) write_wqe(q, drv_pi[q]++);
-            uint16_t idx = drv_pi[q];
-            // Re-ringing an older value (never below what was rung: doorbells
-            // are posted writes in order, a driver never moves pi back).
-            if (tb::chance(rng, 0.1) && uint16_t(drv_pi[q] - c.ci) >= uint16_t(rung[q] - c.ci))
-                idx = uint16_t(rung[q] + tb::rnd(rng, 0, uint16_t(drv_pi[q] - rung[q])));
-            if (uint16_t(idx - c.ci) <= size) rung[q] = idx;
-            if (tb::chance(rng, 0.05)) idx = uint16_t(c.ci + size + tb::rnd(rng, 1, 100));  // beyond the ring
-            // At the window's edge: the verdict depends on WQEs finishing
-            // while the doorbell is checked (the same-cycle ci bypass).
-            if (tb::chance(rng, 0.1) && !infl[q].empty()) idx = uint16_t(c.ci + size + 1);
-            ring(c.fn, db_off(c.db_page, uint32_t(db::SQ)), (q << 16) | idx);
+            sq_doorbell(0.1);
         } else if (k < 70 && !rqs.empty()) {
             unsigned q = rqs[tb::rnd(rng, 0, uint32_t(rqs.size() - 1))];
             auto &c = hw.rq[q];
@@ -1095,6 +1109,30 @@ int main(int argc, char **argv) {
         for (uint32_t s = 1; s <= 7; s++) chk.expect(b.syn_seen[s] > 0, "coverage: no error with syndrome %u", s);
         chk.expect(b.n_second_err > 0 && b.n_flush > 0 && b.n_nop > 0 && b.n_ce_drop > 0 && b.n_good > n / 100 &&
                    b.n_zero_sge > 10 && b.n_zero_two > 0 && b.n_ahead > 0 && b.max_infl >= 2, "coverage");
+    }
+
+    // ------------------------------------------------------------ window edge
+    // SQ doorbells one past the ring's window while the SQ's WQEs finish:
+    // some are in the window only by a WQE finishing in the cycle the
+    // doorbell is checked (the queue manager's ci bypass), which the random
+    // run meets a few times per seed, if at all.
+    if (!bench) {
+        tb::Rng r3(args.seed + 2);
+        Bench b(chk, r3);
+        b.setup(4, 0);
+        b.p_dma_err = 0;   // a DMA error puts its SQ in ERR, where doorbells are dropped
+        for (long i = 0; i < args.iters(20000); i++) {
+            // One doorbell at a time, as a driver's posted writes of one
+            // SQ: a later one rung before an earlier one's check would
+            // move pi back past what that one posted.
+            if (!b.m.db_valid_i && b.dbs.empty()) b.sq_doorbell(0.6);
+            b.cycle();
+        }
+        b.drain();
+        b.check_counters("window edge");
+        std::printf("[queue] window edge: %ld SQ doorbells accepted, %ld of them in the window only by a WQE "
+                    "finishing in their check's cycle (%ld doorbells, %ld WQEs)\n", b.n_acc, b.n_edge_now, b.n_db, b.n_good);
+        chk.expect(b.n_edge_now > 0, "coverage: no doorbell accepted by the check cycle's ci");
     }
 
     // ------------------------------------------------------------ held port
