@@ -1131,7 +1131,8 @@ int main(int argc, char **argv) {
         b.drain();
         b.check_counters("window edge");
         std::printf("[queue] window edge: %ld SQ doorbells accepted, %ld of them in the window only by a WQE "
-                    "finishing in their check's cycle (%ld doorbells, %ld WQEs)\n", b.n_acc, b.n_edge_now, b.n_db, b.n_good);
+                    "finishing in their check's cycle (%ld doorbells, %ld WQEs)\n", b.n_acc, b.n_edge_now, b.n_db,
+                    b.n_good);
         chk.expect(b.n_edge_now > 0, "coverage: no doorbell accepted by the check cycle's ci");
     }
 
