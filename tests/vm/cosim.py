@@ -131,8 +131,12 @@ def one_pair(args, tap, payload, tag, card_a, stats_file=None):
             # capture check would read as a hole. What is checked here is the
             # segmentation, not the order between queues.
             src.run("sysctl -qw net.core.txrehash=0 || true", timeout=30)
-            dst.run("ethtool -K kite0 gro off; rm -f /tmp/x.rx /tmp/x.pcap /tmp/x.err /tmp/x.done", timeout=30)
+            dst.run("ethtool -K kite0 gro off; rm -f /tmp/x.rx /tmp/x.pcap /tmp/y.pcap /tmp/x.err /tmp/x.done",
+                    timeout=30)
+            # The flow checked, and beside it (for a failure's report) any
+            # other frame that arrives meanwhile.
             cap = f"tcpdump -i kite0 -s 0 -B 65536 -U -Z root -w /tmp/x.pcap tcp port {port} 2>/tmp/x.err & T=$!; " \
+                f"tcpdump -i kite0 -s 128 -U -Z root -w /tmp/y.pcap not tcp port {port} 2>/dev/null & T=\"$T $!\"; " \
                 if capture else "T=; "
             dst.run(f"setsid sh -c '{cap}sleep 1; timeout 300 nc -l -p {port} > /tmp/x.rx; sleep 1; "
                     "[ -n \"$T\" ] && kill -INT $T && wait $T; touch /tmp/x.done' </dev/null >/dev/null 2>&1 &",
@@ -152,6 +156,18 @@ def one_pair(args, tap, payload, tag, card_a, stats_file=None):
             rc, out, err = b.run("python3 /kite/tests/pcapcheck.py /tmp/x.pcap --l4 tcp --ip 4 --mss 1448 "
                                  "--min 150 --capture-log /tmp/x.err", timeout=60, check=False)
             tap.diag(out.strip())
+            if rc:
+                # For the report: the flow as B captured it, both sides'
+                # counters (a frame B's card counted but never captured is
+                # not a frame lost on the wire).
+                _, cap, _ = b.run("tcpdump -nn -tt -r /tmp/x.pcap 2>/dev/null | head -120 | cut -c1-160; "
+                                  "echo 'other frames:'; tcpdump -nn -tt -e -r /tmp/y.pcap 2>/dev/null | head -40 | "
+                                  "cut -c1-200", timeout=60, check=False)
+                tap.diag(cap.strip())
+                for name, vm in (("A", a), ("B", b)):
+                    _, st, _ = vm.run("ethtool -S kite0 | awk '$2 != 0 { printf \"%s %s \", $1, $2 }'",
+                                      timeout=30, check=False)
+                    tap.diag(f"{name}: {st.strip()}")
             assert rc == 0, out + err
             lso = ethtool_sum(a, "^tx_lso$") - lso0
             tap.diag(f"tx_lso on the RTL card: {lso}")
@@ -169,7 +185,12 @@ def one_pair(args, tap, payload, tag, card_a, stats_file=None):
 
         def clean():
             for vm in (a, b):
-                rc, out, _ = vm.run("dmesg | grep -E 'WARNING:|BUG:|Oops|kite.*timed? ?out' || true", timeout=30)
+                rc, out, _ = vm.run("dmesg | grep -E 'WARNING:|BUG:|Oops|kite.*(timed? ?out|stalled)' || true",
+                                    timeout=30)
+                if out.strip():
+                    # What the card and the driver counted, for the report.
+                    _, st, _ = vm.run("ethtool -S kite0 | awk '$2 != 0'", timeout=30, check=False)
+                    out += st
                 assert not out.strip(), out
         step("no warnings in either dmesg", clean)
     fig["wall_s"] = time.time() - t0
