@@ -121,6 +121,11 @@ def one_pair(args, tap, payload, tag, card_a, stats_file=None):
                                 "{ s += $2 } END { print s + 0 }'", timeout=30)
             return int(out.strip())
 
+        def nonzero_counters(vm):
+            """ethtool -S's non-zero counters on one line, for a failure's report."""
+            return vm.run("ethtool -S kite0 | awk '$2 != 0 { printf \"%s %s \", $1, $2 }'",
+                          timeout=30, check=False)[1].strip()
+
         def transfer(src, dst, dst_ip, port, capture):
             """256 KiB of random bytes src -> dst over TCP, byte-exact; optional capture on dst."""
             for vm in (a, b):
@@ -165,9 +170,7 @@ def one_pair(args, tap, payload, tag, card_a, stats_file=None):
                                   "cut -c1-200", timeout=60, check=False)
                 tap.diag(cap.strip())
                 for name, vm in (("A", a), ("B", b)):
-                    _, st, _ = vm.run("ethtool -S kite0 | awk '$2 != 0 { printf \"%s %s \", $1, $2 }'",
-                                      timeout=30, check=False)
-                    tap.diag(f"{name}: {st.strip()}")
+                    tap.diag(f"{name}: {nonzero_counters(vm)}")
             assert rc == 0, out + err
             lso = ethtool_sum(a, "^tx_lso$") - lso0
             tap.diag(f"tx_lso on the RTL card: {lso}")
@@ -189,8 +192,7 @@ def one_pair(args, tap, payload, tag, card_a, stats_file=None):
                                     timeout=30)
                 if out.strip():
                     # What the card and the driver counted, for the report.
-                    _, st, _ = vm.run("ethtool -S kite0 | awk '$2 != 0'", timeout=30, check=False)
-                    out += st
+                    out += "\n" + nonzero_counters(vm)
                 assert not out.strip(), out
         step("no warnings in either dmesg", clean)
     fig["wall_s"] = time.time() - t0
