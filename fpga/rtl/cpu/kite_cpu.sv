@@ -263,9 +263,15 @@ module kite_cpu #(
   assign is_mem = opc == OP_LOAD || opc == OP_STORE || opc == OP_AMO;
   assign is_wr  = opc == OP_STORE || (opc == OP_AMO && !is_lr);  // faults are store/AMO faults
   assign ea     = opc == OP_AMO ? a : a + (opc == OP_STORE ? imm_s : imm_i);
-  assign misal  = (f3[1:0] == 2'd1 && ea[0]) || (f3[1:0] == 2'd2 && ea[1:0] != 2'd0);
+  // The trap decisions read only what they need of ea, so the 32-bit add
+  // is not ahead of everything an instruction's end updates: alignment
+  // takes its low two bits from a 2-bit add, and SC (an AMO: no offset)
+  // compares a.
+  logic [1:0] ea_lo;
+  assign ea_lo  = opc == OP_AMO ? a[1:0] : a[1:0] + (opc == OP_STORE ? imm_s[1:0] : imm_i[1:0]);
+  assign misal  = (f3[1:0] == 2'd1 && ea_lo[0]) || (f3[1:0] == 2'd2 && ea_lo != 2'd0);
 
-  logic [31:0] maddr_q, mdata_q, amo_old_q, amo_new_q;
+  logic [31:0] maddr_q, mdata_q, amo_old_q;
   logic [2:0]  mf3_q;
   logic [4:0]  mf5_q;
   logic        mop_ld_q, mop_st_q, mop_lr_q, mop_sc_q;  // else AMO
@@ -291,17 +297,20 @@ module kite_cpu #(
     endcase
   end
 
+  // The AMO's new value is worked out from the registered old one while
+  // the write is on the bus: from the read data it put the memory's read
+  // mux ahead of a 32-bit compare in one cycle.
   logic [31:0] amo_res;
   always_comb begin
     unique case (mf5_q)
-      5'b00000: amo_res = bus_rdata_i + mdata_q;
-      5'b00100: amo_res = bus_rdata_i ^ mdata_q;
-      5'b01100: amo_res = bus_rdata_i & mdata_q;
-      5'b01000: amo_res = bus_rdata_i | mdata_q;
-      5'b10000: amo_res = $signed(bus_rdata_i) < $signed(mdata_q) ? bus_rdata_i : mdata_q;
-      5'b10100: amo_res = $signed(bus_rdata_i) < $signed(mdata_q) ? mdata_q : bus_rdata_i;
-      5'b11000: amo_res = bus_rdata_i < mdata_q ? bus_rdata_i : mdata_q;
-      5'b11100: amo_res = bus_rdata_i < mdata_q ? mdata_q : bus_rdata_i;
+      5'b00000: amo_res = amo_old_q + mdata_q;
+      5'b00100: amo_res = amo_old_q ^ mdata_q;
+      5'b01100: amo_res = amo_old_q & mdata_q;
+      5'b01000: amo_res = amo_old_q | mdata_q;
+      5'b10000: amo_res = $signed(amo_old_q) < $signed(mdata_q) ? amo_old_q : mdata_q;
+      5'b10100: amo_res = $signed(amo_old_q) < $signed(mdata_q) ? mdata_q : amo_old_q;
+      5'b11000: amo_res = amo_old_q < mdata_q ? amo_old_q : mdata_q;
+      5'b11100: amo_res = amo_old_q < mdata_q ? mdata_q : amo_old_q;
       default:  amo_res = mdata_q;   // AMOSWAP
     endcase
   end
@@ -384,7 +393,7 @@ module kite_cpu #(
           endcase
           if (is_mem && misal) begin
             fin = 1'b1; fin_trap = 1'b1; fin_cause = is_wr ? C_SMIS : C_LMIS; fin_tval = ea;
-          end else if (is_sc && !(resv_q && resv_addr_q == ea)) begin
+          end else if (is_sc && !(resv_q && resv_addr_q == a)) begin
             fin = 1'b1; fin_rd = rd; fin_val = 32'h1;
           end
         end
@@ -392,7 +401,7 @@ module kite_cpu #(
       S_MEM, S_AMOW: begin
         bus_req_o = 1'b1; bus_addr_o = {maddr_q[31:2], 2'b00}; bus_be_o = be;
         bus_we_o = mop_st_q || mop_sc_q || st_q == S_AMOW;
-        bus_wdata_o = st_q == S_AMOW ? amo_new_q : mdata_q << {maddr_q[1:0], 3'b000};
+        bus_wdata_o = st_q == S_AMOW ? amo_res : mdata_q << {maddr_q[1:0], 3'b000};
         if (bus_ack_i) begin
           if (bus_err_i) begin
             fin = 1'b1; fin_trap = 1'b1; fin_tval = maddr_q;
@@ -426,7 +435,7 @@ module kite_cpu #(
       mtvec_q <= '0; mscratch_q <= '0; mepc_q <= '0; mcause_q <= '0; mtval_q <= '0;
       mcycle_q <= '0; minstret_q <= '0;
       resv_q <= 1'b0; resv_addr_q <= '0;
-      maddr_q <= '0; mdata_q <= '0; amo_old_q <= '0; amo_new_q <= '0; mf3_q <= '0; mf5_q <= '0;
+      maddr_q <= '0; mdata_q <= '0; amo_old_q <= '0; mf3_q <= '0; mf5_q <= '0;
       mop_ld_q <= 1'b0; mop_st_q <= 1'b0; mop_lr_q <= 1'b0; mop_sc_q <= 1'b0;
       ma_q <= '0; mb_q <= '0; prod_q <= '0; quo_q <= '0; rem_q <= '0; dvs_q <= '0; cnt_q <= '0;
       neg_q <= 1'b0; negr_q <= 1'b0; mhi_q <= 1'b0; mdiv_q <= 1'b0; mrem_q <= 1'b0;
@@ -451,29 +460,36 @@ module kite_cpu #(
           ir_q <= {bus_rdata_i[15:0], raw_q[15:0]};
           st_q <= S_EXEC;
         end
-        S_EXEC: if (!fin) begin
-          if (is_mem) begin
+        S_EXEC: begin
+          if (!fin && is_mem) begin
             maddr_q <= ea; mdata_q <= b; mf3_q <= f3; mf5_q <= f5;
             mop_ld_q <= opc == OP_LOAD; mop_st_q <= opc == OP_STORE;
             mop_lr_q <= is_lr; mop_sc_q <= is_sc;
             if (is_sc) resv_q <= 1'b0;
             st_q <= S_MEM;
-          end else if (!f3[2]) begin   // MUL, MULH, MULHSU, MULHU
-            ma_q <= {(f3 == 3'd1 || f3 == 3'd2) && a[31], a};
-            mb_q <= {f3 == 3'd1 && b[31], b};
-            mhi_q <= f3 != 3'd0; mdiv_q <= 1'b0;
-            st_q <= S_MUL;
-          end else begin               // DIV, DIVU, REM, REMU
-            quo_q <= dneg_a ? -a : a;
-            dvs_q <= dneg_b ? -b : b;
-            rem_q <= '0; cnt_q <= '0;
-            neg_q <= dneg_a ^ dneg_b; negr_q <= dneg_a;
-            mdiv_q <= 1'b1; mrem_q <= f3[1];
-            st_q <= S_DIV;
+          end
+          // The M unit loads its operands without waiting for fin (the
+          // trap and division-by-zero decisions): an instruction that
+          // finishes here goes to S_FETCH below, and nothing reads the
+          // operands before the next start writes them again.
+          if (opc == OP_OP && f7 == 7'h01) begin
+            if (!f3[2]) begin          // MUL, MULH, MULHSU, MULHU
+              ma_q <= {(f3 == 3'd1 || f3 == 3'd2) && a[31], a};
+              mb_q <= {f3 == 3'd1 && b[31], b};
+              mhi_q <= f3 != 3'd0; mdiv_q <= 1'b0;
+              st_q <= S_MUL;
+            end else begin             // DIV, DIVU, REM, REMU
+              quo_q <= dneg_a ? -a : a;
+              dvs_q <= dneg_b ? -b : b;
+              rem_q <= '0; cnt_q <= '0;
+              neg_q <= dneg_a ^ dneg_b; negr_q <= dneg_a;
+              mdiv_q <= 1'b1; mrem_q <= f3[1];
+              st_q <= S_DIV;
+            end
           end
         end
         S_MEM: if (bus_ack_i && !bus_err_i && !(mop_ld_q || mop_st_q || mop_lr_q || mop_sc_q)) begin
-          amo_old_q <= bus_rdata_i; amo_new_q <= amo_res; st_q <= S_AMOW;
+          amo_old_q <= bus_rdata_i; st_q <= S_AMOW;
         end
         S_MUL: begin prod_q <= prod; st_q <= S_MDW; end
         S_DIV: begin

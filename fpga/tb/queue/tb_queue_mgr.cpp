@@ -1326,6 +1326,102 @@ int main(int argc, char **argv) {
                    b.exp_cpl[{false, q2}].size(), b.exp_cpl[{false, q3}].size());
     }
 
+    // ------------------------------------------------------------ port room
+    // The checker takes a WQE only when its port's queue has room for a
+    // whole one (MAX_GATHER entries) beyond what the output register and a
+    // WQE leaving K_HDR may still add. The runs above never meet that bound
+    // with a WQE leaving K_HDR (without that term they all pass). Here
+    // both ports are filled NFILL times by three SQs each, of WQEs of one
+    // or two entries (the output register's) and of MAX_GATHER entries:
+    // held until they stop, then emptied about one entry in 50 cycles, each
+    // opening room at the bound for whichever WQE the checker has next,
+    // then let run. Too small a reserve offers an entry to a full queue (the
+    // check in cycle()); too large a one stops with more than MAX_GATHER
+    // entries free. Each stop must come with WQEs of its port still posted.
+    if (!bench) {
+        tb::Rng r5(args.seed + 11);
+        Bench b(chk, r5);
+        constexpr unsigned NS = 6, NFILL = 40, PER = 12;
+        constexpr unsigned MAXG = unsigned(limits::MAX_GATHER);
+        b.setup(NS, 0);
+        b.p_dma_err = 0;
+        b.p_d_ready = b.p_cq_ready = b.p_rd_ready = b.p_cpl_beat = 1.0;
+        for (unsigned k = 0; k < NS; k++) {
+            kite::ctx::wq_ctx c = b.hw.sq[b.sqs[k]];
+            c.log_stride = 9;
+            c.log_size = 8;
+            c.port = k % 2;
+            b.run_cfg(false, b.sqs[k], c);
+        }
+        unsigned free_min = Bench::QDEPTH, free_max = 0, n_big = 0, n_small = 0;
+        long posted[2] = {0, 0};
+        for (unsigned f = 0; f < NFILL; f++) {
+            b.hold[0] = b.hold[1] = true;
+            for (unsigned k = 0; k < NS; k++) {
+                const unsigned q = b.sqs[k];
+                const auto &c = b.hw.sq[q];
+                for (unsigned i = 0; i < PER; i++) {
+                    const uint16_t idx = b.drv_pi[q]++;
+                    const bool big = tb::chance(r5, 0.3);
+                    const uint32_t nsge = big ? MAXG : tb::rnd(r5, 1, 2);
+                    (big ? n_big : n_small)++;
+                    std::vector<uint8_t> w(512, 0);
+                    wqe_ctrl ctrl{};
+                    ctrl.opcode = wqe_opcode::ETH_TX;
+                    ctrl.num_ds = uint8_t(nsge + 1);
+                    ctrl.wqe_index = idx;
+                    std::memcpy(w.data(), &ctrl, 16);
+                    for (uint32_t e = 0; e < nsge; e++) {
+                        wqe_sge sg{};
+                        sg.addr = 0x300000000ull + (uint64_t(idx) << 16) + e * 64;
+                        sg.len = 40;
+                        sg.lkey = uint32_t(limits::LKEY_PHYS);
+                        std::memcpy(w.data() + 32 + 16 * e, &sg, 16);
+                    }
+                    b.mem.write(c.base + (uint64_t(idx & 255) << 9), w.data(), w.size());
+                }
+                posted[k % 2] += PER;
+                b.ring(c.fn, c.db_page * 4096 + uint32_t(db::SQ), (q << 16) | b.drv_pi[q]);
+                for (int i = 0; i < 5000 && b.m.db_valid_i; i++) b.cycle();
+                chk.expect(!b.m.db_valid_i, "port room: doorbell of SQ %u taken", q);
+                b.m.db_valid_i = 0;
+            }
+            // Filled: no descriptor for 300 cycles.
+            uint64_t quiet_from = b.clk.cycle;
+            while (b.clk.cycle - quiet_from < 300) {
+                b.cycle();
+                if (b.m.d_valid_o) quiet_from = b.clk.cycle;
+            }
+            for (unsigned p = 0; p < 2; p++) {
+                const unsigned fr = Bench::QDEPTH - b.occ(p);
+                free_min = std::min(free_min, fr);
+                free_max = std::max(free_max, fr);
+                chk.expect(fr <= MAXG && b.n_wqe_port[p] < posted[p],
+                           "port room, fill %u: port %u stopped with %u entries free (at most %u) and %ld of %ld "
+                           "WQEs handed on", f, p, fr, MAXG, b.n_wqe_port[p], posted[p]);
+            }
+            // MACs that take a few entries: each opens room at the bound,
+            // for whichever WQE the checker has next.
+            b.hold[0] = b.hold[1] = false;
+            b.p_d_ready = 0.02;
+            for (int i = 0; i < 4000; i++) b.cycle();
+            b.p_d_ready = 1.0;
+            uint64_t t = b.clk.cycle;
+            auto left = [&] {
+                return b.n_wqe_port[0] < posted[0] || b.n_wqe_port[1] < posted[1] || b.occ(0) || b.occ(1);
+            };
+            while (left() && b.clk.cycle - t < 20000) b.cycle();
+            chk.expect(!left(), "port room, fill %u: %ld of %ld and %ld of %ld WQEs handed on once the ports run, "
+                       "their queues %u and %u", f, b.n_wqe_port[0], posted[0], b.n_wqe_port[1], posted[1],
+                       b.occ(0), b.occ(1));
+        }
+        b.drain();
+        b.check_counters("port room");
+        std::printf("[queue] port room: both ports held and filled %u times (%u WQEs of one or two entries, %u of "
+                    "%u): stopped with %u to %u of their %u entries free, never offered one beyond them\n", NFILL,
+                    n_small, n_big, MAXG, free_min, free_max, Bench::QDEPTH);
+    }
+
     // ------------------------------------------------------------ latency
     {
         tb::Rng r2(args.seed + 1);
