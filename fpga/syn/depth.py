@@ -18,11 +18,14 @@ The deepest path in levels need not be the slowest: a LUT and its route
 cost several times a MUXF or a CARRY step. So the register-to-register path
 with the most LUTs is reported too.
 
-Usage: depth.py NETLIST.json [--top NAME]
+Usage: depth.py NETLIST.json [--top NAME] [--trace reg|port|lut]
 Prints three lines. "reg" and "port": levels, then LUT / CARRY / MUXF counts,
 then the path's start and end register (by the net its output drives).
 "lut": the most LUTs on a register-to-register path, then that path's
-levels, CARRY and MUXF counts, start and end.
+levels, CARRY and MUXF counts, start and end. --trace then lists that
+path's cells from its end back to its start: the net each drives, with
+the levels, LUTs and CARRYs up to it (the netlist of a block is kept,
+gzipped, beside its cached results in /var/cache/kite/rtl-syn).
 """
 import argparse
 import json
@@ -47,7 +50,7 @@ def read_addr(out_port, in_port):
     return in_port.startswith("A") and not in_port.startswith("ADDR")
 
 
-def analyse(mod):
+def analyse(mod, trace=None):
     cells = mod["cells"]
     names = {}                                # net bit -> readable name
     for n, x in sorted(mod["netnames"].items(), key=lambda kv: (kv[0].startswith("$"), len(kv[0]))):
@@ -150,23 +153,36 @@ def analyse(mod):
                 for side, d in enumerate(depth(b)):
                     key = SIDES[side]
                     if d and (best[side] is None or key(d) > key(best[side][0])):
-                        best[side] = (d, seq_name(cname))
+                        best[side] = (d, seq_name(cname), b)
     for b in port_out:
         d = depth(b)[1]
         if d and (best[1] is None or d > best[1][0]):
-            best[1] = (d, "output " + names.get(b, "?"))
-    return best
+            best[1] = (d, "output " + names.get(b, "?"), b)
+    path = []
+    if trace is not None and best[trace]:
+        # Back from the end: at each cell, the input the path came through.
+        b, key = best[trace][2], SIDES[trace]
+        while True:
+            drv = driver.get(b)
+            path.append((memo[b][trace][:3], names.get(b, "?"), cells[drv[0]]["type"] if drv else "port"))
+            if drv is None or kind[drv[0]] == "seq":
+                break
+            b = max((i for i in inputs[drv] if memo[i][trace] is not None), key=lambda i: key(memo[i][trace]))
+    return [r[:2] if r else None for r in best], path
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("netlist")
     ap.add_argument("--top")
+    ap.add_argument("--trace", choices=("reg", "port", "lut"))
     a = ap.parse_args()
     with open(a.netlist) as f:
         mods = json.load(f)["modules"]
     top = a.top or next(n for n, m in mods.items() if int(m.get("attributes", {}).get("top", "0"), 2))
-    for label, r in zip(("reg", "port", "lut"), analyse(mods[top])):
+    labels = ("reg", "port", "lut")
+    best, path = analyse(mods[top], labels.index(a.trace) if a.trace else None)
+    for label, r in zip(labels, best):
         if r is None:
             print(f"{label} 0 levels" if label != "lut" else "lut 0 LUTs")
             continue
@@ -175,6 +191,9 @@ def main():
             print(f"lut {luts} LUTs: {lv} levels, {car} CARRY, {lv - luts - car} MUXF; {start} -> {end}")
         else:
             print(f"{label} {lv} levels: {luts} LUT, {car} CARRY, {lv - luts - car} MUXF; {start} -> {end}")
+
+    for (lv, luts, car), net, cell in path:
+        print(f"  {lv:3} levels {luts:3} LUTs {car:2} CARRY  {cell:10} {net}")
 
 
 if __name__ == "__main__":

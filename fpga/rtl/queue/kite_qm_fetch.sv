@@ -223,9 +223,26 @@ module kite_qm_fetch #(
   logic [1:0]      rdata_v, w_v;
   logic            rdata_fast, w_fast;
   logic [PW-1:0]   rdata_port;
+  // A read completion is registered as it arrives, and everything here
+  // takes it from the register: the checks of a first beat (w_v, w_fast,
+  // 11 LUTs) were behind the card's PCIe read FIFO in one cycle. A WQE's
+  // read ends a cycle later.
+  logic          cpl_v_q, cpl_last_q, cpl_err_q;
+  logic [TW-1:0] cpl_tag_q;
+  logic [511:0]  cpl_data_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) cpl_v_q <= 1'b0;
+    else cpl_v_q <= rd_cpl_valid_i;
+  end
   always_ff @(posedge clk_i) begin
-    if (rd_cpl_valid_i)
-      buf_mem[{rd_cpl_tag_i, t_nb[rd_cpl_tag_i][2:0]}] <= {t_port[rd_cpl_tag_i], w_v, w_fast, rd_cpl_data_i};
+    cpl_tag_q  <= rd_cpl_tag_i;
+    cpl_data_q <= rd_cpl_data_i;
+    cpl_last_q <= rd_cpl_last_i;
+    cpl_err_q  <= rd_cpl_err_i;
+  end
+  always_ff @(posedge clk_i) begin
+    if (cpl_v_q)
+      buf_mem[{cpl_tag_q, t_nb[cpl_tag_q][2:0]}] <= {t_port[cpl_tag_q], w_v, w_fast, cpl_data_q};
     if (buf_re) {rdata_port, rdata_v, rdata_fast, rdata} <= buf_mem[buf_ra];
   end
 
@@ -375,16 +392,16 @@ module kite_qm_fetch #(
   logic         w_two;
   logic [36:0]  w_total;
   logic         w_lkey_bad;
-  assign w_two      = rd_cpl_data_i[23:16] == 8'd3;
-  assign w_total    = 37'(rd_cpl_data_i[351:320]) + (w_two ? 37'(rd_cpl_data_i[479:448]) : 37'd0);
-  assign w_lkey_bad = rd_cpl_data_i[383:352] != 32'(kite_pkg::LKEY_PHYS) ||
-                      (w_two && rd_cpl_data_i[511:480] != 32'(kite_pkg::LKEY_PHYS));
-  assign w_v        = verdict(w_total, w_lkey_bad, rd_cpl_data_i[128 + 2], rd_cpl_data_i[128 + 4],
-                              rd_cpl_data_i[128 + 16 +: 16], rd_cpl_data_i[128 + 64 +: 16],
-                              rd_cpl_data_i[351:320]);
-  assign w_fast     = rd_cpl_data_i[7:0] == 8'(kite_pkg::WQE_OPCODE_ETH_TX) &&
-                      (rd_cpl_data_i[23:16] == 8'd2 || w_two) && w_v == V_OK &&
-                      !ds_bad(rd_cpl_data_i[23:16], t_lstr[rd_cpl_tag_i]);
+  assign w_two      = cpl_data_q[23:16] == 8'd3;
+  assign w_total    = 37'(cpl_data_q[351:320]) + (w_two ? 37'(cpl_data_q[479:448]) : 37'd0);
+  assign w_lkey_bad = cpl_data_q[383:352] != 32'(kite_pkg::LKEY_PHYS) ||
+                      (w_two && cpl_data_q[511:480] != 32'(kite_pkg::LKEY_PHYS));
+  assign w_v        = verdict(w_total, w_lkey_bad, cpl_data_q[128 + 2], cpl_data_q[128 + 4],
+                              cpl_data_q[128 + 16 +: 16], cpl_data_q[128 + 64 +: 16],
+                              cpl_data_q[351:320]);
+  assign w_fast     = cpl_data_q[7:0] == 8'(kite_pkg::WQE_OPCODE_ETH_TX) &&
+                      (cpl_data_q[23:16] == 8'd2 || w_two) && w_v == V_OK &&
+                      !ds_bad(cpl_data_q[23:16], t_lstr[cpl_tag_q]);
 
   // The verdict: in K_HDR as stored with beat 0, in K_VERD from the sums.
   logic [1:0]   v_code;
@@ -568,7 +585,7 @@ module kite_qm_fetch #(
     for (int i = 0; i < NTAG; i++) begin
       if (pick_valid_i && alloc[TW-1:0] == TW'(i)) t_st_d[2*i +: 2] = T_REQ;
       if (rd_valid_o && rd_ready_i && req[TW-1:0] == TW'(i)) t_st_d[2*i +: 2] = T_WAIT;
-      if (rd_cpl_valid_i && (rd_cpl_last_i || rd_cpl_err_i) && rd_cpl_tag_i == TW'(i))
+      if (cpl_v_q && (cpl_last_q || cpl_err_q) && cpl_tag_q == TW'(i))
         t_st_d[2*i +: 2] = T_DONE;
       if (ph2_req && k_tag_q == TW'(i)) t_st_d[2*i +: 2] = T_REQ;
       if (fin && k_tag_q == TW'(i)) t_st_d[2*i +: 2] = T_FREE;
@@ -608,7 +625,7 @@ module kite_qm_fetch #(
           t_past[i] <= 1'b0;
           t_wp[i]   <= prev_live;
         end
-        if (rd_cpl_valid_i && rd_cpl_err_i && rd_cpl_tag_i == TW'(i)) t_err[i] <= 1'b1;
+        if (cpl_v_q && cpl_err_q && cpl_tag_q == TW'(i)) t_err[i] <= 1'b1;
       end
       if (rd_valid_o && rd_ready_i) begin
         req_ptr_q         <= req[TW-1:0];
@@ -705,7 +722,7 @@ module kite_qm_fetch #(
   // Tag fields, written at allocation and for a second request; the beat
   // counts too (set at allocation, before a tag is used).
   always_ff @(posedge clk_i) begin
-    if (rd_cpl_valid_i) t_nb[rd_cpl_tag_i] <= t_nb[rd_cpl_tag_i] + 4'd1;
+    if (cpl_v_q) t_nb[cpl_tag_q] <= t_nb[cpl_tag_q] + 4'd1;
     if (ph2_req) begin
       t_addr[k_tag_q] <= t_addr[k_tag_q] + 64'd64;
       t_len[k_tag_q]  <= ph2_len;
