@@ -396,6 +396,35 @@ struct Bench {
         mem.write(a, w.data(), stride);
     }
 
+    // A good ETH_TX WQE for the directed rounds: nsge entries of len bytes
+    // (entry e at addr + e * step) at ring index idx of SQ q.
+    void write_eth_wqe(unsigned q, uint16_t idx, uint32_t nsge, uint32_t len, uint64_t addr, uint64_t step = 64) {
+        const auto &c = hw.sq[q];
+        std::vector<uint8_t> w(size_t(1) << c.log_stride, 0);
+        wqe_ctrl ctrl{};
+        ctrl.opcode = wqe_opcode::ETH_TX;
+        ctrl.num_ds = uint8_t(nsge + 1);
+        ctrl.wqe_index = idx;
+        std::memcpy(w.data(), &ctrl, 16);
+        for (uint32_t e = 0; e < nsge; e++) {
+            wqe_sge sg{};
+            sg.addr = addr + e * step;
+            sg.len = len;
+            sg.lkey = uint32_t(limits::LKEY_PHYS);
+            std::memcpy(w.data() + 32 + 16 * e, &sg, 16);
+        }
+        mem.write(c.base + (uint64_t(idx & ((1u << c.log_size) - 1)) << c.log_stride), w.data(), w.size());
+    }
+
+    // SQ q's doorbell to pi, run until it is taken.
+    void ring_sq(const char *round, unsigned q, uint16_t pi) {
+        const auto &c = hw.sq[q];
+        ring(c.fn, c.db_page * 4096 + uint32_t(db::SQ), (q << 16) | pi);
+        for (int i = 0; i < 5000 && m.db_valid_i; i++) cycle();
+        chk.expect(!m.db_valid_i, "%s: doorbell of SQ %u taken", round, q);
+        m.db_valid_i = 0;
+    }
+
     // ------------------------------------------------------------ per cycle
     // Model step for a WQE the RTL finished.
     void on_ci(unsigned q, uint16_t ci) {
@@ -1164,29 +1193,10 @@ int main(int argc, char **argv) {
             c.log_size = 8;
             c.port = k < NHOLD || k == SQ_A || k == SQ_D ? 0 : 1;
             b.run_cfg(false, q, c);
-            for (uint32_t i = 0; i < 256; i++) {
-                wqe_ctrl ctrl{};
-                ctrl.opcode = wqe_opcode::ETH_TX;
-                ctrl.num_ds = 2;
-                ctrl.wqe_index = uint16_t(i);
-                wqe_sge sg{};
-                sg.addr = 0x200000000ull + i * 4096;
-                sg.len = 60;
-                sg.lkey = uint32_t(limits::LKEY_PHYS);
-                std::vector<uint8_t> w(512, 0);
-                std::memcpy(w.data(), &ctrl, 16);
-                std::memcpy(w.data() + 32, &sg, 16);
-                b.mem.write(c.base + (uint64_t(i) << 9), w.data(), w.size());
-            }
+            for (uint32_t i = 0; i < 256; i++) b.write_eth_wqe(q, uint16_t(i), 1, 60, 0x200000000ull + i * 4096);
             b.drv_pi[q] = 256;
         }
-        auto ring = [&](unsigned k, unsigned pi = 256) {
-            const auto &c = b.hw.sq[b.sqs[k]];
-            b.ring(c.fn, c.db_page * 4096 + uint32_t(db::SQ), (b.sqs[k] << 16) | pi);
-            for (int i = 0; i < 5000 && b.m.db_valid_i; i++) b.cycle();
-            chk.expect(!b.m.db_valid_i, "held port: doorbell of SQ %u taken", b.sqs[k]);
-            b.m.db_valid_i = 0;
-        };
+        auto ring = [&](unsigned k, unsigned pi = 256) { b.ring_sq("held port", b.sqs[k], uint16_t(pi)); };
         b.hold[0] = true;
         // SQ P1's first WQE leaves its tag (the lowest) to port 0's SQs, which
         // then hold it: P1's later WQEs must not wait for it (last_q names
@@ -1359,32 +1369,14 @@ int main(int argc, char **argv) {
             b.hold[0] = b.hold[1] = true;
             for (unsigned k = 0; k < NS; k++) {
                 const unsigned q = b.sqs[k];
-                const auto &c = b.hw.sq[q];
                 for (unsigned i = 0; i < PER; i++) {
                     const uint16_t idx = b.drv_pi[q]++;
                     const bool big = tb::chance(r5, 0.3);
-                    const uint32_t nsge = big ? MAXG : tb::rnd(r5, 1, 2);
                     (big ? n_big : n_small)++;
-                    std::vector<uint8_t> w(512, 0);
-                    wqe_ctrl ctrl{};
-                    ctrl.opcode = wqe_opcode::ETH_TX;
-                    ctrl.num_ds = uint8_t(nsge + 1);
-                    ctrl.wqe_index = idx;
-                    std::memcpy(w.data(), &ctrl, 16);
-                    for (uint32_t e = 0; e < nsge; e++) {
-                        wqe_sge sg{};
-                        sg.addr = 0x300000000ull + (uint64_t(idx) << 16) + e * 64;
-                        sg.len = 40;
-                        sg.lkey = uint32_t(limits::LKEY_PHYS);
-                        std::memcpy(w.data() + 32 + 16 * e, &sg, 16);
-                    }
-                    b.mem.write(c.base + (uint64_t(idx & 255) << 9), w.data(), w.size());
+                    b.write_eth_wqe(q, idx, big ? MAXG : tb::rnd(r5, 1, 2), 40, 0x300000000ull + (uint64_t(idx) << 16));
                 }
                 posted[k % 2] += PER;
-                b.ring(c.fn, c.db_page * 4096 + uint32_t(db::SQ), (q << 16) | b.drv_pi[q]);
-                for (int i = 0; i < 5000 && b.m.db_valid_i; i++) b.cycle();
-                chk.expect(!b.m.db_valid_i, "port room: doorbell of SQ %u taken", q);
-                b.m.db_valid_i = 0;
+                b.ring_sq("port room", q, b.drv_pi[q]);
             }
             // Filled: no descriptor for 300 cycles.
             uint64_t quiet_from = b.clk.cycle;
