@@ -145,16 +145,21 @@ module kite_doorbell #(
   assign p_qm = 32'(qm_drop_fn_i) < NFN ? port_q[qm_drop_fn_i] : '0;
   assign p_ce = 32'(ce_drop_fn_i) < NFN ? port_q[ce_drop_fn_i] : '0;
 
+  // A cycle's drops are summed per port and registered before the 64-bit
+  // add: the decode's verdict (the function's page count selected and
+  // compared) and a three-input add in one cycle were the block's deepest
+  // path. The count lags the write by a cycle more.
   logic [NPORT*64-1:0] cnt_q;
+  logic [1:0]          inc_q [NPORT];
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       cnt_q <= '0;
+      for (int p = 0; p < NPORT; p++) inc_q[p] <= '0;
     end else begin
       for (int p = 0; p < NPORT; p++) begin
-        cnt_q[64*p +: 64] <= cnt_q[64*p +: 64]
-            + 64'(drop && p_db == PW'(p))
-            + 64'(qm_drop_i && p_qm == PW'(p))
-            + 64'(ce_drop_i && p_ce == PW'(p));
+        inc_q[p] <= 2'(drop && p_db == PW'(p)) + 2'(qm_drop_i && p_qm == PW'(p)) +
+                    2'(ce_drop_i && p_ce == PW'(p));
+        cnt_q[64*p +: 64] <= cnt_q[64*p +: 64] + 64'(inc_q[p]);
       end
     end
   end

@@ -495,7 +495,8 @@ module kite_qm #(
   for (genvar g = 0; g < NQ; g++) begin : g_flags
     logic sq_en, rq_en, sq_act, sq_rdy, sq_err, rq_rdy, rq_err, sq_fp, sq_pk;
     logic [PW-1:0] sq_port;
-    logic [NW-1:0] nf, nf_nx;
+    logic [NW-1:0] nf;
+    logic nx_zero;
     logic cfg_sq, cfg_rq, done_q, null_q, sel_q, acc_q, gerr_q;
     assign gerr_q = gerr_set && gerr_sqn_i == QN_W'(g);
     assign cfg_sq = cfg_go && !cfg_rq_i && cfg_qn_i == QN_W'(g);
@@ -504,19 +505,23 @@ module kite_qm #(
     assign null_q = p1_valid_q && !p1_work && p1_sqn_q == QN_W'(g);
     assign sel_q  = sel_go && sel == QN_W'(g);
     assign acc_q  = c_ok && !c_rq_q && c_qn_q == QN_W'(g);
-    assign nf_nx  = nf - NW'(done_q) - NW'(null_q);
+    // None in flight after this cycle: the count compared with what
+    // leaves now (as gerr_idle), not an adder's result with 0; the done
+    // and the null pick are late.
+    assign nx_zero = (nf == NW'(0) && !done_q && !null_q) || (nf == NW'(1) && (done_q ^ null_q)) ||
+                     (nf == NW'(2) && done_q && null_q);
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         {sq_en, rq_en, sq_act, sq_rdy, sq_err, rq_rdy, rq_err, sq_fp, sq_pk} <= '0;
         sq_port <= '0;
         nf <= '0;
       end else begin
-        nf <= nf_nx + NW'(sel_q);
+        nf <= nf - NW'(done_q) - NW'(null_q) + NW'(sel_q);
         if (null_q) sq_act <= 1'b0;
         if (done_q) begin
           sq_act <= !done_err_i;
           // The flush starts with the last WQE in flight, else waits for it.
-          if (nf_nx == '0) sq_fp <= 1'b0;
+          if (nx_zero) sq_fp <= 1'b0;
           else if (done_err_i) sq_fp <= 1'b1;
           if (done_err_i) begin
             sq_rdy <= 1'b0;
@@ -527,7 +532,7 @@ module kite_qm #(
           sq_rdy <= 1'b0;
           sq_err <= 1'b1;
           sq_act <= 1'b0;
-          sq_fp  <= nf_nx != '0;
+          sq_fp  <= !nx_zero;
         end
         // Parked flush: set in FL_LAT; gone when it starts or the SQ is
         // written (only a reset or disable is taken while parked).
@@ -586,23 +591,39 @@ module kite_qm #(
   for (genvar p = 0; p < NPORT; p++) begin : g_pq
     logic [EW-1:0] mem [NQ];
     logic [QN_W-1:0] qn;
+    // The head entry is a register (what the RAM holds at pq_rd_q whenever
+    // the FIFO is not empty): read from the RAM behind its pointer, its SQ's
+    // park record was two RAM reads in series on the path to the flush
+    // engine. A pop loads the entry after it; a dead head is skipped only
+    // in a cycle without a write (the only pop a write can meet), so the
+    // entry after it is in the RAM.
+    logic [EW-1:0]   head_q, wd;
+    logic            we;
+    logic [QN_W-1:0] rd1;
+    assign we  = park && pick_port_o == PW'(p);
+    assign wd  = {fl_qn_q, fl_ev_q, h_seq[p]};
+    assign rd1 = pq_rd_q[p][QN_W-1:0] + 1'b1;
+    always_ff @(posedge clk_i) begin
+      if (pq_pop[p]) head_q <= mem[rd1];
+      else if (we && pq_wr_q[p] == pq_rd_q[p]) head_q <= wd;
+    end
     assign h_seq[p]   = port_h_seq_i[16*p +: 16];
     assign r_seq[p]   = port_r_seq_i[16*p +: 16];
     assign pq_full[p] = pq_wr_q[p] == {~pq_rd_q[p][QN_W], pq_rd_q[p][QN_W-1:0]};
-    assign pq_head[p] = mem[pq_rd_q[p][QN_W-1:0]];
+    assign pq_head[p] = head_q;
     assign qn         = pq_head[p][EW-1 -: QN_W];
     // The head is its SQ's live park (else dropped by a reset: skipped).
     assign pq_live[p] = sq_pk_q[qn] && pk_id_mem[qn] == {PW'(p), pq_rd_q[p][QN_W-1:0]};
     assign pq_go[p]   = pq_wr_q[p] != pq_rd_q[p] && pq_live[p] && seq_reached(pq_head[p][15:0], r_seq[p]);
-    assign pq_pop[p]  = pq_wr_q[p] != pq_rd_q[p] && (!pq_live[p] || (pop_go && pq_sel == PW'(p)));
+    assign pq_pop[p]  = pq_wr_q[p] != pq_rd_q[p] && ((!pq_live[p] && !we) || (pop_go && pq_sel == PW'(p)));
     always_ff @(posedge clk_i)
-      if (park && pick_port_o == PW'(p)) mem[pq_wr_q[p][QN_W-1:0]] <= {fl_qn_q, fl_ev_q, h_seq[p]};
+      if (we) mem[pq_wr_q[p][QN_W-1:0]] <= wd;
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         pq_wr_q[p] <= '0;
         pq_rd_q[p] <= '0;
       end else begin
-        if (park && pick_port_o == PW'(p)) pq_wr_q[p] <= pq_wr_q[p] + 1'b1;
+        if (we) pq_wr_q[p] <= pq_wr_q[p] + 1'b1;
         if (pq_pop[p]) pq_rd_q[p] <= pq_rd_q[p] + 1'b1;
       end
     end

@@ -53,11 +53,12 @@
 // ci stays; the WQE is fetched again or flushed as the write decides). WQEs
 // already past the checker go on as before (their room was counted).
 // Ports: each port's gather sits behind its own descriptor queue
-// (d_free_i: its free entries). The checker takes a WQE only when its port's
-// queue has room for a whole one (MAX_GATHER entries) beyond what the
-// output register may still add, so a transfer is never held by a port
-// whose MAC takes nothing, and WQEs of other ports pass. port_used_o counts
-// the tags each port holds, for the queue manager's cap.
+// (d_free_i: its free entries, read a cycle ahead). The checker takes a
+// WQE only when its port's queue has room for a whole one (MAX_GATHER
+// entries) beyond what the output register may still add, so a transfer
+// is never held by a port whose MAC takes nothing, and WQEs of other ports
+// pass. port_used_o counts the tags each port holds, for the queue
+// manager's cap.
 // Rate: a WQE with one or two gather entries is checked in one cycle from its
 // first beat and waits in an output register while the next is checked, so
 // single-entry WQEs leave one per cycle (one gather entry per transfer).
@@ -379,9 +380,17 @@ module kite_qm_fetch #(
       verdict = V_LSO;
   endfunction
 
-  // num_ds 0, or more segments than the tag's WQE stride holds.
+  // num_ds 0, or more segments than the tag's WQE stride holds: (num_ds +
+  // 1) * 16 > 2^log_stride, that is num_ds >= 2^(log_stride - 4). Written
+  // as that, a select of "num_ds has a bit at k or above" by the stride,
+  // not a multiply, a shift and a compare: abc mapped those as a ripple
+  // behind the stride's LUT RAM read.
   function automatic logic ds_bad(logic [7:0] num_ds, logic [3:0] log_stride);
-    ds_bad = num_ds == 8'd0 || (13'(num_ds) + 13'd1) * 13'd16 > (13'd1 << log_stride);
+    logic [7:0] hi;                         // hi[k]: num_ds >= 2^k
+    for (int k = 0; k < 8; k++) hi[k] = |(num_ds >> k);
+    if (log_stride < 4'd4) ds_bad = 1'b1;
+    else if (log_stride >= 4'd12) ds_bad = num_ds == 8'd0;
+    else ds_bad = num_ds == 8'd0 || hi[3'(log_stride - 4'd4)];
   endfunction
 
   // Of a beat being written, as if it were its WQE's first: w_v, the
@@ -444,16 +453,31 @@ module kite_qm_fetch #(
   // taken this cycle) less two for the output register and two for a WQE in
   // K_HDR that may move there now (neither the checker's next WQE waits for).
   // Compared against each of the three bounds, the holders select: the sum
-  // of the bound would put two adders before the compare.
-  logic [2:0] room_over;   // free entries above MAX_GATHER + 0, 2, 4
-  logic       o_here, k_here;
+  // of the bound would put two adders before the compare. The compares are
+  // registered, so that the port queue's count (a subtraction in
+  // kite_card_txq) and the checker's pick are not one path across the two
+  // blocks: they are made a cycle ahead on the count less the entry this
+  // block writes in that cycle, which is the next cycle's count but for
+  // the gather's reads (room shows a cycle later, never too early).
+  logic [2:0] room_over_q [NPORT];   // free entries above MAX_GATHER + 0, 2, 4
+  logic             o_here, k_here;
+  logic [NPORT-1:0] d_wr;            // an entry written to the port's queue now
+  always_comb for (int p = 0; p < NPORT; p++) d_wr[p] = d_valid_o && d_ready_i && d_port_o == PW'(p);
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int p = 0; p < NPORT; p++) room_over_q[p] <= '0;
+    end else begin
+      for (int p = 0; p < NPORT; p++)
+        for (int j = 0; j < 3; j++)
+          room_over_q[p][j] <= 9'(d_free_i[8*p +: 8]) > 9'(kite_pkg::MAX_GATHER) + 9'(2 * j) + 9'(d_wr[p]);
+    end
+  end
   always_comb begin
     for (int p = 0; p < NPORT; p++) begin
-      for (int j = 0; j < 3; j++)
-        room_over[j] = 9'(d_free_i[8*p +: 8]) > 9'(kite_pkg::MAX_GATHER) + 9'(2 * j);
       o_here    = o_valid_q && o_port_q == PW'(p);
       k_here    = k_q == K_HDR && rdata_port == PW'(p);
-      d_room[p] = o_here && k_here ? room_over[2] : o_here || k_here ? room_over[1] : room_over[0];
+      d_room[p] = o_here && k_here ? room_over_q[p][2] :
+                  o_here || k_here ? room_over_q[p][1] : room_over_q[p][0];
     end
   end
 
