@@ -953,6 +953,19 @@ struct Bench {
         while (m.cfg_valid_i) cycle();
     }
 
+    // An SQ's state written; the cycles until the write is taken (5,000:
+    // not taken, and withdrawn: the model has not seen it).
+    uint64_t sq_to_state(unsigned q, uint8_t st) {
+        kite::ctx::wq_ctx c = hw.sq[q];
+        c.state = st;
+        cfg_start(false, q, c);
+        const uint64_t t = clk.cycle;
+        while (m.cfg_valid_i && clk.cycle - t < 5000) cycle();
+        m.cfg_valid_i = 0;
+        cfg_pending = nullptr;
+        return clk.cycle - t;
+    }
+
     void setup(unsigned nsq, unsigned nrq) {
         for (int fn = 0; fn < NFN; fn++) set_fn(fn, fn == 0 ? 256 : (fn % 5 == 4 ? 0 : 16), fn % 2);
         for (unsigned i = 1; i <= 16; i++) {
@@ -1231,16 +1244,7 @@ int main(int argc, char **argv) {
         chk.expect(a_queued == 4 && b.infl[qa].empty() && b.infl[qd].empty() && b.hw.sq[qa].pi - b.hw.sq[qa].ci == 8,
                    "held port: SQ A with %ld WQEs queued and 8 posted, none in the fetch (%zu, %zu)", a_queued,
                    b.infl[qa].size(), b.infl[qd].size());
-        auto to_state = [&](unsigned q, uint8_t st) {   // cycles until the firmware write is taken
-            kite::ctx::wq_ctx c = b.hw.sq[q];
-            c.state = st;
-            b.cfg_start(false, q, c);
-            uint64_t t = b.clk.cycle;
-            while (b.m.cfg_valid_i && b.clk.cycle - t < 5000) b.cycle();
-            b.m.cfg_valid_i = 0;   // not taken: withdrawn (the model has not seen it)
-            b.cfg_pending = nullptr;
-            return b.clk.cycle - t;
-        };
+        auto to_state = [&](unsigned q, uint8_t st) { return b.sq_to_state(q, st); };
         const uint64_t t_a = to_state(qa, wq_state::ERR), t_d = to_state(qd, wq_state::ERR);
         const size_t a_flush = b.exp_cpl[{false, qa}].size(), d_flush = b.exp_cpl[{false, qd}].size();
         ring(SQ_C, 256);
@@ -1376,15 +1380,7 @@ int main(int argc, char **argv) {
             for (int i = 0; i < 100; i++) b.cycle();
             const unsigned qx = b.sqs[SQ_X], qy = b.sqs[SQ_Y], qd = b.sqs[SQ_D];
             auto write = [&](unsigned q, uint8_t st) {   // the cycle the write is taken
-                kite::ctx::wq_ctx c = b.hw.sq[q];
-                c.state = st;
-                b.cfg_start(false, q, c);
-                const uint64_t t = b.clk.cycle;
-                while (b.m.cfg_valid_i && b.clk.cycle - t < 5000) b.cycle();
-                const bool taken = !b.m.cfg_valid_i;
-                b.m.cfg_valid_i = 0;   // not taken: withdrawn (the model has not seen it)
-                b.cfg_pending = nullptr;
-                return taken ? b.clk.cycle - 1 : ~uint64_t(0);
+                return b.sq_to_state(q, st) < 5000 ? b.clk.cycle - 1 : ~uint64_t(0);
             };
             bool ok = b.infl[qx].empty() && b.infl[qy].empty() && b.infl[qd].empty();
             ok = write(qx, wq_state::ERR) != ~uint64_t(0) && ok;
