@@ -207,7 +207,6 @@ module kite_rx_dma #(
   localparam int unsigned OW = $clog2(WRQ);
   localparam int unsigned CW = $clog2(LCH);
   localparam int unsigned ROWS = NLINE * LCH / 4;   // scatter RAM rows per bank
-  localparam int unsigned NSLOT = NLINE * NWQE;
   localparam int unsigned XW = $clog2(RD_MAX);
   logic [15:0] rdm_cfg;
   logic [XW:0] rdm;                         // bytes per WQE read at most
@@ -241,6 +240,10 @@ module kite_rx_dma #(
   // dq_dp_q, retired (buffer released) at dq_rd_q.
   localparam int unsigned DESC_W = AW + AW + 1 + 16 + 144 + 1;
   logic [DESC_W-1:0] desc_mem [NDESC];
+  // And for the dispatch's length check, worked out as the frame is
+  // stored: the length less and plus 4 (VLAN_STRIP, RX_FCS) and whether
+  // bytes 12-13 are 802.1Q's TPID, so that the check starts at the RAM.
+  logic [32:0]       dl_mem [NDESC];
   logic [DW:0]       dq_wr_q, dq_dp_q, dq_rd_q;
   logic              dq_full;
 
@@ -269,9 +272,12 @@ module kite_rx_dma #(
   always_ff @(posedge clk_i) begin
     if (s_go && !in_ptr_q[0]) bank_e[in_ptr_q[AW-1:1]] <= s_data_i;
     if (s_go && in_ptr_q[0])  bank_o[in_ptr_q[AW-1:1]] <= s_data_i;
-    if (s_go && s_last_i)
+    if (s_go && s_last_i) begin
       desc_mem[dq_wr_q[DW-1:0]] <= {nz_now, head_now, in_len_q + 16'(beat_bytes) - 16'd4,
                                     in_ptr_q + 1'b1 - in_start_q, in_start_q[AW-1:0]};
+      dl_mem[dq_wr_q[DW-1:0]]   <= {head_now[8*12 +: 16] == 16'h0081,
+                                    in_len_q + 16'(beat_bytes) - 16'd8, in_len_q + 16'(beat_bytes)};
+    end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -305,6 +311,9 @@ module kite_rx_dma #(
   logic [143:0]  d_head;
   logic          d_nz;
   assign {d_nz, d_head, d_len, d_beats, d_start} = desc_mem[dq_dp_q[DW-1:0]];
+  logic          d_tpid;
+  logic [15:0]   d_len_m4, d_len_p4;
+  assign {d_tpid, d_len_m4, d_len_p4} = dl_mem[dq_dp_q[DW-1:0]];
   // Retire side (dq_rd_q).
   logic [AW-1:0] r_start;
   logic [AW:0]   r_beats;
@@ -375,6 +384,7 @@ module kite_rx_dma #(
   logic          err_set;             // an RQ goes to ERR
   logic [QW-1:0] err_qn;
   logic [15:0]   ci_d, pi_d, ci_a, pi_a;    // at qn, a_qn_q
+  logic [15:0]   ci_h;                      // at qn, from its line (dispatch)
   assign ci_d = cz_q[qn] ? 16'd0 : ci_mem[qn];
   assign pi_d = pz_q[qn] ? 16'd0 : pi_mem[qn];
   assign ci_a = cz_q[a_qn_q] ? 16'd0 : ci_mem[a_qn_q];
@@ -391,7 +401,7 @@ module kite_rx_dma #(
   logic [15:0]   ci_wd;
   assign ci_we = d_consume || r_errph;
   assign ci_wa = r_errph ? rc_qn : qn;
-  assign ci_wd = r_errph ? rc_widx + 1'b1 : ci_d + 1'b1;
+  assign ci_wd = r_errph ? rc_widx + 1'b1 : ci_h + 1'b1;   // consumed: hit
 
   always_ff @(posedge clk_i) begin
     if (acc_valid_i) pi_mem[acc_qn_i] <= acc_pi_i;
@@ -445,6 +455,14 @@ module kite_rx_dma #(
   logic [3:0]       llstr_q [NLINE];
   logic [FN_W-1:0]  lfn_q   [NLINE];
   logic [KW:0]      lout_q  [NLINE];        // reads issued, not yet answered
+  // The dispatch's view of the RQ, kept per line so that a frame whose RQ
+  // holds a line is checked from registers (see "dispatch" below): ldc is
+  // the RQ's ci (its next WQE to take), lflg its VLAN_STRIP and RX_FCS
+  // flags. Both stay equal to the RQ's while the line is valid: ci moves
+  // only by a frame that holds the line or by a rollback that drops it,
+  // the flags only by a context write, which drops it too.
+  logic [15:0]      ldc_q   [NLINE];
+  logic [1:0]       lflg_q  [NLINE];
   // Answers come in request order and a line's requests in index order, and
   // its WQEs are consumed in index order (lci), so the WQEs it holds are
   // lci .. lans - 1: no flag per slot. Only the first failed read matters
@@ -483,13 +501,14 @@ module kite_rx_dma #(
   always_comb begin
     h = '0;
     for (int l = 0; l < NLINE; l++) begin
-      hitv[l]   = lv_q[l] && lq_q[l] == qn;
+      hitv[l]   = qn_ok && lv_q[l] && lq_q[l] == qn;
       a_hitv[l] = lv_q[l] && lq_q[l] == a_qn_q;
       evv0[l]   = lout_q[l] == '0 && !lbusy[l];
       // A free line is never the one the prefetch reads for (that line has
       // WQEs posted and not read).
       freev[l]  = evv0[l] && (!lv_q[l] || (lfe_q[l] == lci_q[l] && lpi_q[l] == lci_q[l]));
-      if (hitv[l]) h = LW'(l);
+      // At most one line per RQ: h is an OR of the hit lines' numbers.
+      h = h | (hitv[l] ? LW'(l) : '0);
     end
   end
   assign hit   = |hitv;
@@ -522,6 +541,7 @@ module kite_rx_dma #(
   logic [63:0]     al_base;
   logic [3:0]      al_lsz, al_lstr;
   logic [FN_W-1:0] al_fn;
+  logic [1:0]      al_flg;
   logic [15:0]     al_ci, al_pi;
   // Neither allocation for an RQ whose context is written, or that goes to
   // ERR, in this cycle: the line would hold the old context, and the drops
@@ -533,8 +553,10 @@ module kite_rx_dma #(
   always_comb begin
     if (d_alloc) begin
       al_l = vict; al_qn = qn; al_base = c_base; al_lsz = c_lsz; al_lstr = c_lstr; al_fn = c_fn;
+      al_flg = c_flags[1:0];
     end else begin
       al_l = free_l; al_qn = a_qn_q; al_base = a_base; al_lsz = a_lsz; al_lstr = a_lstr; al_fn = a_fn;
+      al_flg = a_flags[1:0];
     end
     al_ci = d_alloc ? ci_d : ci_a;
     al_pi = (acc_valid_i && acc_qn_i == al_qn) ? acc_pi_i : (d_alloc ? pi_d : pi_a);
@@ -564,6 +586,7 @@ module kite_rx_dma #(
   logic [16:0]      lrdw_q  [NLINE];
   logic [16:0]      lroom [NLINE];          // lwmax - lwin, when lwin < lwmax
   logic [NLINE-1:0] l_thr_ok;
+  logic [NLINE-1:0] l_pfe, lpfe_q;          // WQEs to read and room: lpfe_q, see lm1_q
   always_comb begin
     for (int l = 0; l < NLINE; l++) begin
       lwin[l] = lfe_q[l] - lci_q[l];
@@ -578,9 +601,10 @@ module kite_rx_dma #(
       // not a min of min before the compare.
       l_thr_ok[l] = lroom[l] >= 17'(lpi_q[l] - lfe_q[l]) || lroom[l] >= 17'(RD_BATCH) ||
                     lroom[l] >= lrdw_q[l];
+      l_pfe[l]    = lfe_q[l] != lpi_q[l] && 17'(lwin[l]) < lwmax_q[l] && l_thr_ok[l];
       // Not a line dropped in this cycle: its read would go out for a ring
       // the context write just replaced (or an RQ now in ERR).
-      elig[l] = lv_q[l] && !lnb_q[l] && lfe_q[l] != lpi_q[l] && 17'(lwin[l]) < lwmax_q[l] && l_thr_ok[l] &&
+      elig[l] = lv_q[l] && !lnb_q[l] && lpfe_q[l] &&
                 !(cfg_valid_i && lq_q[l] == cfg_qn_i) && !(r_errph && lq_q[l] == rc_qn);
     end
   end
@@ -603,14 +627,20 @@ module kite_rx_dma #(
   // 64-bit add and two shifts, too deep for the loop from the prefetch's
   // pick back to lfe, and too deep for one cycle. It is registered in two
   // steps: the address and the WQEs to the wrap (la_q, lwr_q, from the lfe
-  // of the cycle before), then the bound (lm1_q, from those), and a line
-  // whose lfe has moved (a read, an allocation) in either of the last two
-  // cycles is not eligible (lnb_q) while they catch up. The window and the
-  // WQEs per read, which change only with an allocation, are registered
-  // too (lwmax_q, lrdw_q), and the same cycles cover them. A read ends at
-  // what is posted, the window or the bound, so a line left with more to
-  // read stopped at a read-size block or the wrap; one such read every
-  // third cycle per line is far more WQEs than frames take. A new MRRS
+  // of the cycle before), then the bound (lm1_q, from those). The WQEs a
+  // read takes (the least of what is posted, the room in the window and
+  // the bound) and whether the line is to read at all (lpfe_q) are
+  // registered a step after that (ln_q), so that the pick starts from
+  // registers and only the select of its line's count lies between it and
+  // lfe. A line whose lfe has moved (a read, an allocation) in any of the
+  // last three cycles is not eligible (lnb_q) while they catch up. The
+  // window and the WQEs per read, which change only with an allocation,
+  // are registered too (lwmax_q, lrdw_q), and the same cycles cover them.
+  // Otherwise a cycle-old count is never too large: pi and ci only grow
+  // (more posted, more room). A read ends at what is posted, the window or
+  // the bound, so a line left with more to read stopped at a read-size
+  // block or the wrap; one such read every fourth cycle per line is far
+  // more WQEs than frames take. A new MRRS
   // applies from the cycle after; like kite_pcie_rd, the block expects it
   // to change only while the function is idle.
   logic [63:0]   l_a [NLINE];               // each line's next read: address
@@ -620,8 +650,9 @@ module kite_rx_dma #(
   logic [16:0]   l_wr [NLINE];              // WQEs to the ring's wrap
   logic [16:0]   lwr_q [NLINE];
   logic [XW:0]   lm1_q [NLINE];             // l_m1 of the cycle before
-  logic [NLINE-1:0] lmv_q;                  // lfe moved in the cycle before
-  logic [NLINE-1:0] lnb_q;                  // lm1_q is for an older lfe
+  logic [KW:0]   ln_q [NLINE];              // l_n of the cycle before
+  logic [NLINE-1:0] lmv_q, lmv2_q;          // lfe moved one, two cycles before
+  logic [NLINE-1:0] lnb_q;                  // lm1_q, ln_q, lpfe_q are for an older lfe
   logic [63:0]   pf_a;
   logic [15:0]   ln_idx;                    // per line, in turn
   logic [XW-1:0] ln_off;                    // l_a within its read-size block
@@ -645,7 +676,7 @@ module kite_rx_dma #(
       l_n[l]  = ln_min == '0 ? (KW + 1)'(1) : (KW + 1)'(ln_min);
     end
   end
-  assign pf_n = l_n[pf_pick];
+  assign pf_n = ln_q[pf_pick];
   assign pf_a = la_q[pf_pick];
 
   assign rd_req_valid_o = pf_v_q && !pf_dead;
@@ -840,34 +871,74 @@ module kite_rx_dma #(
   // back). A WQE read error (RQ to ERR at once) waits for all older frames
   // of its RQ instead, a bad lkey for the older delivering ones.
   logic          d_have, haz, infl;
-  logic          strip_d;
+  logic          strip_d, tag_d;
   logic [15:0]   dlen_d;
+  logic [1:0]    flg_d;
   logic [KW-1:0] slot_d;
-  logic          rdy_d, s_err, s_bad, s_over;
+  logic          rdy_d, s_err, s_bad, s_over, s_empty;
   logic [SW:0]   s_nsge;
-  assign slot_d = ci_d[KW-1:0];
-  // WQE ci is cached when it lies in lci .. lans - 1 (dispatch runs ahead of
-  // lci, the line's oldest WQE still being written).
-  logic [15:0] lag_d;
-  assign lag_d  = ci_d - lci_q[h];
-  assign rdy_d  = lag_d < lans_q[h] - lci_q[h];
-  // The length is compared with each bank's capacity, and the bank's
-  // verdict selected: the compare does not wait for the bank select.
-  logic [SUM_W-1:0] sum_rd [4];
-  logic [3:0]       s_ovb;
-  for (genvar b = 0; b < 4; b++) begin : g_sum
-    logic [SUM_W-1:0] mem [NSLOT/4];
-    always_ff @(posedge clk_i) if (ab_v_q && ab_swv_q[b]) mem[{ab_l_q, ab_swrow_q[b]}] <= sw_d[b];
-    assign sum_rd[b] = mem[{h, slot_d[KW-1:2]}];
-    assign s_ovb[b]  = 38'(dlen_d) > sum_rd[b][38:1];
+  // A frame whose RQ holds a line (hit) is checked from that line's
+  // registers, every line's verdict worked out beside the others and the
+  // frame's selected by h: the RQ's ci read through its 512-entry select,
+  // then the WQE's summary read at that slot, in series, were the block's
+  // deepest path (rtl.rst, "Logic depth"). Such an RQ is enabled and RDY
+  // (a line is allocated only then, and dropped by a context write or
+  // ERR), and the line's lpi, ldc and lflg are its pi, ci and flags.
+  // A frame without a line is checked from the context RAMs and their
+  // flags, a shorter path than the line's.
+  assign tag_d = meta_num_vlans_i != 2'd0 && d_tpid;
+  // VLAN_STRIP removes the outer tag's 4 bytes; RX_FCS: the FCS follows
+  // the frame in the buffer, and the length counts it.
+  function automatic logic [15:0] dlen_of(input logic [1:0] flg, input logic tag, input logic [15:0] len,
+                                          input logic [15:0] len_m4, input logic [15:0] len_p4);
+    if (flg[0] && tag) dlen_of = flg[1] ? len : len_m4;
+    else dlen_of = flg[1] ? len_p4 : len;
+  endfunction
+
+  // Per slot, the WQE's summary (see the answer's stage B): four banks
+  // (slot mod 4), each line its own RAM read at its ldc. Each of the
+  // frame's three lengths is compared with each bank's capacity, and the
+  // verdict selected by the bank and by which length applies (the line's
+  // flags, the frame's tag): the compares do not wait for the selects.
+  logic [NLINE-1:0] l_empty, l_rdy, l_err, l_over, l_bad;
+  logic [SW:0]      l_nsge [NLINE];
+  for (genvar l = 0; l < NLINE; l++) begin : g_lsum
+    logic [SUM_W-1:0] sum_rd [4];
+    logic [2:0]       ovb [4];              // longer than the capacity: len, len - 4, len + 4
+    logic [1:0]       lv;                   // which: 0, 1, 2
+    logic [15:0]      lag;
+    logic [KW-1:0]    slot;
+    assign slot = ldc_q[l][KW-1:0];
+    assign lv   = lflg_q[l][0] && tag_d ? (lflg_q[l][1] ? 2'd0 : 2'd1) : (lflg_q[l][1] ? 2'd2 : 2'd0);
+    for (genvar b = 0; b < 4; b++) begin : g_bank
+      logic [SUM_W-1:0] mem [NWQE/4];
+      always_ff @(posedge clk_i)
+        if (ab_v_q && ab_swv_q[b] && ab_l_q == LW'(l)) mem[ab_swrow_q[b]] <= sw_d[b];
+      assign sum_rd[b] = mem[slot[KW-1:2]];
+      assign ovb[b]    = {38'(d_len_p4) > sum_rd[b][38:1], 38'(d_len_m4) > sum_rd[b][38:1],
+                          38'(d_len) > sum_rd[b][38:1]};
+    end
+    // WQE ldc is cached when it lies in lci .. lans - 1 (dispatch runs
+    // ahead of lci, the line's oldest WQE still being written).
+    assign lag        = ldc_q[l] - lci_q[l];
+    assign l_empty[l] = lpi_q[l] == ldc_q[l];
+    assign l_rdy[l]   = lag < lans_q[l] - lci_q[l];
+    assign l_err[l]   = lerr_v_q[l] && lag >= lerr_q[l] - lci_q[l];
+    assign l_over[l]  = ovb[slot[1:0]][lv];
+    assign l_nsge[l]  = sum_rd[slot[1:0]][SUM_W-1 -: SW + 1];
+    assign l_bad[l]   = sum_rd[slot[1:0]][0];
   end
-  assign s_err  = lerr_v_q[h] && lag_d >= lerr_q[h] - lci_q[h];
-  assign s_over = s_ovb[slot_d[1:0]];
-  assign s_nsge = sum_rd[slot_d[1:0]][SUM_W-1 -: SW + 1];
-  assign s_bad  = sum_rd[slot_d[1:0]][0];
-  assign strip_d = c_flags[0] && meta_num_vlans_i != 2'd0 && d_head[8*12 +: 16] == 16'h0081;
-  // RX_FCS: the FCS follows the frame in the buffer; the length counts it.
-  assign dlen_d  = (strip_d ? d_len - 16'd4 : d_len) + (c_flags[1] ? 16'd4 : 16'd0);
+  assign s_empty = l_empty[h];
+  assign rdy_d   = l_rdy[h];
+  assign s_err   = l_err[h];
+  assign s_over  = l_over[h];
+  assign s_nsge  = l_nsge[h];
+  assign s_bad   = l_bad[h];
+  assign ci_h    = ldc_q[h];
+  assign slot_d  = ci_h[KW-1:0];
+  assign flg_d   = hit ? lflg_q[h] : c_flags[1:0];
+  assign strip_d = flg_d[0] && tag_d;
+  assign dlen_d  = dlen_of(flg_d, tag_d, d_len, d_len_m4, d_len_p4);
   assign d_have  = meta_valid_i && dq_wr_q != dq_dp_q;
 
   // Records dq_rd_q .. dq_dp_q - 1 (indexed like the descriptors).
@@ -914,21 +985,28 @@ module kite_rx_dma #(
     d_kind  = EV_OK;
     d_wait  = 1'b0;
     d_alloc = 1'b0;
+    // A frame to be held (EV_NO_BUF_Q with meta_pause_i) waits for the
+    // delivering frames of its RQ: if one of them fails, the RQ is in ERR
+    // and this one is the model's NO_BUF, not held.
     if (!d_have) d_wait = 1'b1;
     else if (meta_drop_i) d_kind = meta_drop_flow_i ? EV_FLOW_DROP : EV_FILTERED;
-    else if (!qn_ok || !en_q[qn] || st_d != ST_RDY) d_kind = EV_NO_BUF;
+    else if (!hit) begin
+      if (!qn_ok || !en_q[qn] || st_d != ST_RDY) d_kind = EV_NO_BUF;
+      else if (meta_malformed_i) d_kind = EV_MALFORMED;
+      else if (pi_d == ci_d) begin
+        d_kind = EV_NO_BUF_Q;
+        d_wait = meta_pause_i && haz;
+      end else begin
+        d_wait  = 1'b1;
+        d_alloc = vict_ok && !(cfg_valid_i && cfg_qn_i == qn);
+      end
+    end
     else if (meta_malformed_i) d_kind = EV_MALFORMED;
-    else if (pi_d == ci_d) begin
-      // A frame to be held waits for the delivering frames of its RQ: if
-      // one of them fails, the RQ is in ERR and this one is the model's
-      // NO_BUF, not held.
+    else if (s_empty) begin
       d_kind = EV_NO_BUF_Q;
       d_wait = meta_pause_i && haz;
     end
-    else if (!hit) begin
-      d_wait  = 1'b1;
-      d_alloc = vict_ok && !(cfg_valid_i && cfg_qn_i == qn);
-    end else if (!rdy_d) d_wait = 1'b1;
+    else if (!rdy_d) d_wait = 1'b1;
     else if (s_err) begin
       d_kind = EV_RD_ERR;
       d_wait = r_errph || infl;
@@ -973,7 +1051,7 @@ module kite_rx_dma #(
   logic [REC_W-1:0] rec_mem [NDESC];
   always_ff @(posedge clk_i) begin
     if (d_go)
-      rec_mem[dp_i] <= {d_kind, meta_rqn_i, c_cqn, ci_d, dlen_d, meta_hash_i, meta_hash_type_i,
+      rec_mem[dp_i] <= {d_kind, meta_rqn_i, c_cqn, hit ? ci_h : ci_d, dlen_d, meta_hash_i, meta_hash_type_i,
                         strip_d, meta_tci_i, l3_ok_d, meta_l4_ok_i, meta_l4_bad_i, csum_fix,
                         l3_ok_d || meta_l4_ok_i, bad_csum_d};
   end
@@ -1207,7 +1285,7 @@ module kite_rx_dma #(
   logic unused;
   // RX_FCS / RX_ALL: not in this block (rtl.rst); the retire side's head
   // bytes and start are the generator's.
-  assign unused = ^{c_flags[7:2], a_flags, a_cqn, r_head, r_nz, r_start, d_beats, d_head[95:0], e_sel[SW],
+  assign unused = ^{c_flags[7:2], a_flags[7:2], a_cqn, r_head, r_nz, r_start, d_beats, d_head[111:0], e_sel[SW],
                     d_start};
 
   assign rqci_qn_o = rc_qn;
@@ -1298,6 +1376,8 @@ module kite_rx_dma #(
       pf_v_q    <= 1'b0;
       lnb_q     <= '1;
       lmv_q     <= '1;
+      lmv2_q    <= '1;
+      lpfe_q    <= '0;
       pf_l_q    <= '0;
       pf_last_q <= '1;                     // line 0 first
       pf_slot_q <= '0;
@@ -1333,6 +1413,8 @@ module kite_rx_dma #(
         lq_q[l]    <= '0;
         lr_q[l]    <= '0;
         lci_q[l]   <= '0;
+        ldc_q[l]   <= '0;
+        lflg_q[l]  <= '0;
         lfe_q[l]   <= '0;
         lans_q[l]  <= '0;
         lerr_q[l]  <= '0;
@@ -1343,6 +1425,7 @@ module kite_rx_dma #(
         lfn_q[l]   <= '0;
         lout_q[l]  <= '0;
         lm1_q[l]   <= '0;
+        ln_q[l]    <= '0;
         la_q[l]    <= '0;
         lwr_q[l]   <= '0;
         lwmax_q[l] <= '0;
@@ -1373,8 +1456,12 @@ module kite_rx_dma #(
         lm1_q[l]   <= l_m1[l];
         lwmax_q[l] <= lwmax[l];
         lrdw_q[l]  <= lrdw[l];
+        ln_q[l]    <= l_n[l];
+        lpfe_q[l]  <= l_pfe[l];
         lmv_q[l]   <= (pf_load && pf_pick == LW'(l)) || (alloc && al_l == LW'(l));
-        lnb_q[l]   <= (pf_load && pf_pick == LW'(l)) || (alloc && al_l == LW'(l)) || lmv_q[l];
+        lmv2_q[l]  <= lmv_q[l];
+        lnb_q[l]   <= (pf_load && pf_pick == LW'(l)) || (alloc && al_l == LW'(l)) || lmv_q[l] ||
+                      lmv2_q[l];
       end
       rd_res_q <= rd_res_q + (RW + 1)'(pf_load) - (RW + 1)'(rsp_end) - (RW + 1)'(pf_cancel);
       for (int l = 0; l < NLINE; l++)
@@ -1428,9 +1515,11 @@ module kite_rx_dma #(
 
       // Consumption: a PROT_ERR WQE at dispatch, a delivering one once its
       // last entry is read (its slot must not be refilled before).
-      for (int l = 0; l < NLINE; l++)
+      for (int l = 0; l < NLINE; l++) begin
         lci_q[l] <= lci_q[l] + 16'(d_go && d_kind == EV_PROT_ERR && h == LW'(l)) +
                     16'(wr_go && sg_last && sg_l_q == LW'(l));
+        if (d_consume && h == LW'(l)) ldc_q[l] <= ldc_q[l] + 1'b1;
+      end
       if (d_ok) begin
         lr_q[h]   <= dp_i;
         for (int l = 0; l < NLINE; l++) if (h == LW'(l)) lr_v_q[l] <= 1'b1;
@@ -1452,6 +1541,8 @@ module kite_rx_dma #(
         end
         lq_q[al_l]    <= al_qn;
         lci_q[al_l]   <= al_ci;
+        ldc_q[al_l]   <= al_ci;
+        lflg_q[al_l]  <= al_flg;
         lfe_q[al_l]   <= al_ci;
         lans_q[al_l]  <= al_ci;
         lpi_q[al_l]   <= al_pi;

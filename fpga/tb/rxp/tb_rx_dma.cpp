@@ -219,7 +219,9 @@ struct Bench {
         for (auto &k : rc.key) k = uint8_t(rng());
         for (unsigned i = 0; i < 64; i++) {
             unsigned x = tb::rnd(rng, 0, 20);
-            rc.table[i] = uint16_t(x < 16 ? 1 + x % 12 : (x < 18 ? 7 : (x < 19 ? 0 : 600)));
+            // 600 and 513-524 are past the RQs; the latter's low 9 bits name
+            // RQs that hold lines, which such a frame must not take.
+            rc.table[i] = uint16_t(x < 16 ? 1 + x % 12 : (x < 18 ? 7 : (x < 19 ? 0 : (x < 20 ? 600 : 513 + i % 12))));
         }
         rc.table[0] = 1;  // malformed frames are not hashed: table[0]
         for (unsigned q = 1; q < NRQ_RAND; q++) configure(q, true);
