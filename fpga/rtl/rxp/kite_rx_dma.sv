@@ -469,6 +469,7 @@ module kite_rx_dma #(
   // (a frame that takes its first WQE puts the RQ in ERR, and ci never
   // passes it): lerr, valid with lerr_v.
   logic [15:0]      lans_q  [NLINE];        // next WQE to be answered
+  logic [15:0]      lrdy_q  [NLINE];        // lans a cycle late (see g_lsum)
   logic [15:0]      lerr_q  [NLINE];
   logic [NLINE-1:0] lerr_v_q;
 
@@ -896,37 +897,61 @@ module kite_rx_dma #(
   endfunction
 
   // Per slot, the WQE's summary (see the answer's stage B): four banks
-  // (slot mod 4), each line its own RAM read at its ldc. Each of the
-  // frame's three lengths is compared with each bank's capacity, and the
-  // verdict selected by the bank and by which length applies (the line's
-  // flags, the frame's tag): the compares do not wait for the selects.
+  // (slot mod 4), each line its own RAM. The summary of the WQE at ldc is
+  // a register (sum_q): read from the RAM at ldc, its compares with the
+  // frame's lengths, then the bank, length and line selects, were the
+  // block's deepest path (rtl.rst, "Logic depth"). It is loaded each
+  // cycle with the WQE ldc will point at: ldc + 1 when the line's frame
+  // takes its WQE now (the next bank at the same row, or bank 0 at the
+  // next, from a copy of bank 0), else ldc. A write reaches sum_q a cycle
+  // after the RAM, so the dispatch counts a WQE cached a cycle after its
+  // answer (lrdy: lans a cycle late); sum_q is not read before that, nor
+  // in the cycle after an allocation (the line caches nothing yet).
+  // Each of the frame's three lengths is compared with the capacity, and
+  // the verdict selected by which applies (the line's flags, the frame's
+  // tag): the compares do not wait for the select.
   logic [NLINE-1:0] l_empty, l_rdy, l_err, l_over, l_bad;
   logic [SW:0]      l_nsge [NLINE];
   for (genvar l = 0; l < NLINE; l++) begin : g_lsum
-    logic [SUM_W-1:0] sum_rd [4];
-    logic [2:0]       ovb [4];              // longer than the capacity: len, len - 4, len + 4
+    logic [SUM_W-1:0] sum_rd [4];           // bank b at ldc's row
+    logic [SUM_W-1:0] sum_nr;               // bank 0 at the row after
+    logic [SUM_W-1:0] sum_at, sum_nx, sum_q;
+    logic [2:0]       ovb;                  // longer than the capacity: len, len - 4, len + 4
     logic [1:0]       lv;                   // which: 0, 1, 2
     logic [15:0]      lag;
     logic [KW-1:0]    slot;
+    logic [KW-3:0]    row;
     assign slot = ldc_q[l][KW-1:0];
+    assign row  = slot[KW-1:2];
     assign lv   = lflg_q[l][0] && tag_d ? (lflg_q[l][1] ? 2'd0 : 2'd1) : (lflg_q[l][1] ? 2'd2 : 2'd0);
     for (genvar b = 0; b < 4; b++) begin : g_bank
       logic [SUM_W-1:0] mem [NWQE/4];
       always_ff @(posedge clk_i)
         if (ab_v_q && ab_swv_q[b] && ab_l_q == LW'(l)) mem[ab_swrow_q[b]] <= sw_d[b];
-      assign sum_rd[b] = mem[slot[KW-1:2]];
-      assign ovb[b]    = {38'(d_len_p4) > sum_rd[b][38:1], 38'(d_len_m4) > sum_rd[b][38:1],
-                          38'(d_len) > sum_rd[b][38:1]};
+      assign sum_rd[b] = mem[row];
+      // Bank 0's copy for the row after: as a second read port of mem,
+      // yosys merges the two reads into one at a selected address, and
+      // the select is by the late consumption.
+      if (b == 0) begin : g_nr
+        logic [SUM_W-1:0] nr [NWQE/4];
+        always_ff @(posedge clk_i)
+          if (ab_v_q && ab_swv_q[b] && ab_l_q == LW'(l)) nr[ab_swrow_q[b]] <= sw_d[b];
+        assign sum_nr = nr[row + 1'b1];
+      end
     end
-    // WQE ldc is cached when it lies in lci .. lans - 1 (dispatch runs
+    assign sum_at = sum_rd[slot[1:0]];
+    assign sum_nx = slot[1:0] == 2'd3 ? sum_nr : sum_rd[slot[1:0] + 2'd1];
+    always_ff @(posedge clk_i) sum_q <= d_consume && h == LW'(l) ? sum_nx : sum_at;
+    assign ovb = {38'(d_len_p4) > sum_q[38:1], 38'(d_len_m4) > sum_q[38:1], 38'(d_len) > sum_q[38:1]};
+    // WQE ldc is cached when it lies in lci .. lrdy - 1 (dispatch runs
     // ahead of lci, the line's oldest WQE still being written).
     assign lag        = ldc_q[l] - lci_q[l];
     assign l_empty[l] = lpi_q[l] == ldc_q[l];
-    assign l_rdy[l]   = lag < lans_q[l] - lci_q[l];
+    assign l_rdy[l]   = lag < lrdy_q[l] - lci_q[l];
     assign l_err[l]   = lerr_v_q[l] && lag >= lerr_q[l] - lci_q[l];
-    assign l_over[l]  = ovb[slot[1:0]][lv];
-    assign l_nsge[l]  = sum_rd[slot[1:0]][SUM_W-1 -: SW + 1];
-    assign l_bad[l]   = sum_rd[slot[1:0]][0];
+    assign l_over[l]  = ovb[lv];
+    assign l_nsge[l]  = sum_q[SUM_W-1 -: SW + 1];
+    assign l_bad[l]   = sum_q[0];
   end
   assign s_empty = l_empty[h];
   assign rdy_d   = l_rdy[h];
@@ -1417,6 +1442,7 @@ module kite_rx_dma #(
         lflg_q[l]  <= '0;
         lfe_q[l]   <= '0;
         lans_q[l]  <= '0;
+        lrdy_q[l]  <= '0;
         lerr_q[l]  <= '0;
         lpi_q[l]   <= '0;
         lbase_q[l] <= '0;
@@ -1505,6 +1531,7 @@ module kite_rx_dma #(
         rb_stop_q <= !ab_end_q && b_stop;
       end
       // The request's WQEs are cached, failed or not, once its answer is in.
+      for (int l = 0; l < NLINE; l++) lrdy_q[l] <= lans_q[l];
       if (ab_v_q && ab_end_q && lv_q[ab_l_q]) begin
         lans_q[ab_l_q] <= lans_q[ab_l_q] + 16'(ab_n_q);
         if (ab_err_q && !lerr_v_q[ab_l_q]) begin
@@ -1545,6 +1572,7 @@ module kite_rx_dma #(
         lflg_q[al_l]  <= al_flg;
         lfe_q[al_l]   <= al_ci;
         lans_q[al_l]  <= al_ci;
+        lrdy_q[al_l]  <= al_ci;
         lpi_q[al_l]   <= al_pi;
         lbase_q[al_l] <= al_base;
         llsz_q[al_l]  <= al_lsz;
