@@ -67,9 +67,7 @@ module kite_qm #(
   parameter int unsigned FN_W  = 5,
   parameter int unsigned NPORT = 2,
   parameter int unsigned NTAG  = 128,   // fetch tags (credit for picks)
-  parameter int unsigned SQ_DEPTH = 16,  // WQEs of one SQ in flight, 1..NTAG
-  // Fetch tags one port may hold (all of them with one port).
-  parameter int unsigned PORT_TAGS = NPORT > 1 ? NTAG - NTAG / 4 : NTAG
+  parameter int unsigned SQ_DEPTH = 16   // WQEs of one SQ in flight, 1..NTAG
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,
@@ -113,7 +111,10 @@ module kite_qm #(
 
   // Pick to the descriptor fetch (always taken: credit from fetch_free_i).
   input  logic [$clog2(NTAG+1)-1:0] fetch_free_i,
-  input  logic [NPORT*$clog2(NTAG+1)-1:0] fetch_port_used_i,   // tags held per port
+  // Per port: it holds fewer than PORT_TAGS tags (kite_qm_fetch), fewer
+  // than PORT_TAGS - 1.
+  input  logic [NPORT-1:0]          fetch_port_lt_i,
+  input  logic [NPORT-1:0]          fetch_port_lt1_i,
   output logic                      pick_valid_o,
   output logic [$clog2(NQ)-1:0]     pick_sqn_o,
   output logic [FN_W-1:0]           pick_fn_o,
@@ -411,12 +412,13 @@ module kite_qm #(
   // First eligible after rr_q, else the first eligible (kite_rr_pick: trees,
   // not loops whose carried choice is a chain).
   // Ports under their tag cap, counting the pick in P1 (it takes a tag
-  // next) by the bound it is compared with, not by an adder before the pick.
+  // next) by the bound, not by an adder before the pick: the fetch gives
+  // both compares as registers (a compare of its count here was two LUTs
+  // and a carry chain at the head of the pick's path).
   logic [NPORT-1:0] port_ok;
   always_comb
     for (int p = 0; p < NPORT; p++)
-      port_ok[p] = fetch_port_used_i[p*CW +: CW] <
-                   (p1_valid_q && pick_port_o == PW'(p) ? CW'(PORT_TAGS - 1) : CW'(PORT_TAGS));
+      port_ok[p] = p1_valid_q && pick_port_o == PW'(p) ? fetch_port_lt1_i[p] : fetch_port_lt_i[p];
   for (genvar g = 0; g < NQ; g++) begin : g_elig
     assign elig[g] = sq_act_q[g] && sq_en_q[g] && sq_rdy_q[g] && sq_nf_q[g] != NW'(SQ_DEPTH) &&
                      port_ok[sq_port_q[g]];

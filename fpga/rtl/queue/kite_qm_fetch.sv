@@ -57,8 +57,8 @@
 // WQE only when its port's queue has room for a whole one (MAX_GATHER
 // entries) beyond what the output register may still add, so a transfer
 // is never held by a port whose MAC takes nothing, and WQEs of other ports
-// pass. port_used_o counts the tags each port holds, for the queue
-// manager's cap.
+// pass. port_lt_o / port_lt1_o say whether each port holds fewer than
+// PORT_TAGS / PORT_TAGS - 1 tags, for the queue manager's cap.
 // Rate: a WQE with one or two gather entries is checked in one cycle from its
 // first beat and waits in an output register while the next is checked, so
 // single-entry WQEs leave one per cycle (one gather entry per transfer).
@@ -66,13 +66,16 @@ module kite_qm_fetch #(
   parameter int unsigned NQ    = 512,
   parameter int unsigned FN_W  = 5,
   parameter int unsigned NPORT = 2,
-  parameter int unsigned NTAG  = 128
+  parameter int unsigned NTAG  = 128,
+  // Fetch tags one port may hold (all of them with one port).
+  parameter int unsigned PORT_TAGS = NPORT > 1 ? NTAG - NTAG / 4 : NTAG
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,
 
   output logic [$clog2(NTAG+1)-1:0] free_o,
-  output logic [NPORT*$clog2(NTAG+1)-1:0] port_used_o,
+  output logic [NPORT-1:0]          port_lt_o,    // holds fewer than PORT_TAGS tags
+  output logic [NPORT-1:0]          port_lt1_o,   // fewer than PORT_TAGS - 1
   input  logic [NPORT*8-1:0]        d_free_i,       // free entries of each port's descriptor queue
   input  logic                      pick_valid_i,
   input  logic [$clog2(NQ)-1:0]     pick_sqn_i,
@@ -775,18 +778,37 @@ module kite_qm_fetch #(
     if (lw_q) last_q[lw_sqn_q] <= lw_tag_q;
   end
 
-  // Tags held per port: taken at a pick, given back at fin / o_fin.
-  logic [CW-1:0] pu_q [NPORT];
+  // Tags held per port: taken at a pick, given back at fin / o_fin. The
+  // queue manager's cap reads the count's compares with PORT_TAGS and
+  // PORT_TAGS - 1, registered beside it: count + taken - given < T is
+  // count < T - taken + given, so each is one of the count's compares
+  // with T - 2 .. T + 2, selected by what moves it; a compare after the
+  // count's adder would put the fetch's finish ahead of a carry chain.
+  logic [CW-1:0]    pu_q [NPORT];
+  logic [NPORT-1:0] lt_q, lt1_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       for (int p = 0; p < NPORT; p++) pu_q[p] <= '0;
+      lt_q  <= '1;
+      lt1_q <= '1;
     end else begin
-      for (int p = 0; p < NPORT; p++)
-        pu_q[p] <= pu_q[p] + CW'(pick_valid_i && pick_port_i == PW'(p)) -
-                   CW'(fin && k_port_q == PW'(p)) - CW'(o_fin && o_port_q == PW'(p));
+      for (int p = 0; p < NPORT; p++) begin
+        logic       tk;
+        logic [1:0] gv;
+        logic [2:0] k;
+        logic [4:0] below;                 // pu_q < T - 2 + i
+        tk = pick_valid_i && pick_port_i == PW'(p);
+        gv = 2'(fin && k_port_q == PW'(p)) + 2'(o_fin && o_port_q == PW'(p));
+        k  = 3'(gv) + 3'(!tk);
+        for (int i = 0; i < 5; i++) below[i] = 32'(pu_q[p]) + 32'd2 < PORT_TAGS + 32'(i);
+        pu_q[p]  <= pu_q[p] + CW'(tk) - CW'(fin && k_port_q == PW'(p)) - CW'(o_fin && o_port_q == PW'(p));
+        lt_q[p]  <= below[k + 3'd1];
+        lt1_q[p] <= below[k];
+      end
     end
   end
-  always_comb for (int p = 0; p < NPORT; p++) port_used_o[p*CW +: CW] = pu_q[p];
+  assign port_lt_o  = lt_q;
+  assign port_lt1_o = lt1_q;
 
   // ---------------------------------------------------------------- counters
   logic [NPORT*64-1:0] bad_q, dma_q;

@@ -171,7 +171,7 @@ module kite_qm_top #(
   );
 
   logic [CW-1:0]   free;
-  logic [NPORT*CW-1:0] port_used;
+  logic [NPORT-1:0] port_lt, port_lt1;
   logic            pick_valid;
   logic [QN_W-1:0] pick_sqn;
   logic [FN_W-1:0] pick_fn;
@@ -204,7 +204,8 @@ module kite_qm_top #(
     .drop_fn_o    (qm_drop_fn),
     .rqci_valid_i, .rqci_ready_o, .rqci_qn_i, .rqci_ci_i,
     .fetch_free_i (free),
-    .fetch_port_used_i (port_used),
+    .fetch_port_lt_i   (port_lt),
+    .fetch_port_lt1_i  (port_lt1),
     .pick_valid_o (pick_valid),
     .pick_sqn_o   (pick_sqn),
     .pick_fn_o    (pick_fn),
@@ -247,7 +248,8 @@ module kite_qm_top #(
   kite_qm_fetch #(.NQ(NQ), .FN_W(FN_W), .NPORT(NPORT), .NTAG(NTAG)) u_fetch (
     .clk_i, .rst_ni,
     .free_o       (free),
-    .port_used_o  (port_used),
+    .port_lt_o    (port_lt),
+    .port_lt1_o   (port_lt1),
     .d_free_i,
     .pick_valid_i (pick_valid),
     .pick_sqn_i   (pick_sqn),
