@@ -966,6 +966,27 @@ struct Bench {
         return clk.cycle - t;
     }
 
+    // The port rounds' SQs: nsq of them with 512-byte WQE slots in a
+    // 256-entry ring, SQ k on port port_of(k) with wqes_of(k) one-entry
+    // WQEs posted from buf on (not rung); no DMA errors, every ready set.
+    template <class P, class N>
+    void setup_port_sqs(unsigned nsq, P port_of, N wqes_of, uint64_t buf) {
+        setup(nsq, 0);
+        p_dma_err = 0;
+        p_d_ready = p_cq_ready = p_rd_ready = p_cpl_beat = 1.0;
+        for (unsigned k = 0; k < nsq; k++) {
+            const unsigned q = sqs[k];
+            kite::ctx::wq_ctx c = hw.sq[q];
+            c.log_stride = 9;
+            c.log_size = 8;
+            c.port = decltype(c.port)(port_of(k));
+            run_cfg(false, q, c);
+            const unsigned n = wqes_of(k);
+            for (unsigned i = 0; i < n; i++) write_eth_wqe(q, uint16_t(i), 1, 60, buf + uint64_t(i) * 4096);
+            if (n) drv_pi[q] = uint16_t(n);
+        }
+    }
+
     void setup(unsigned nsq, unsigned nrq) {
         for (int fn = 0; fn < NFN; fn++) set_fn(fn, fn == 0 ? 256 : (fn % 5 == 4 ? 0 : 16), fn % 2);
         for (unsigned i = 1; i <= 16; i++) {
@@ -1196,19 +1217,9 @@ int main(int argc, char **argv) {
         // NHOLD SQs of port 0 could hold every fetch tag but for the cap.
         constexpr unsigned NHOLD = Bench::NTAG / SQ_DEPTH;
         enum { SQ_P1 = NHOLD, SQ_A, SQ_C, SQ_D, NSQ };
-        b.setup(NSQ, 0);
-        b.p_dma_err = 0;
-        b.p_d_ready = b.p_cq_ready = b.p_rd_ready = b.p_cpl_beat = 1.0;
-        for (unsigned k = 0; k < NSQ; k++) {
-            unsigned q = b.sqs[k];
-            kite::ctx::wq_ctx c = b.hw.sq[q];
-            c.log_stride = 9;
-            c.log_size = 8;
-            c.port = k < NHOLD || k == SQ_A || k == SQ_D ? 0 : 1;
-            b.run_cfg(false, q, c);
-            for (uint32_t i = 0; i < 256; i++) b.write_eth_wqe(q, uint16_t(i), 1, 60, 0x200000000ull + i * 4096);
-            b.drv_pi[q] = 256;
-        }
+        b.setup_port_sqs(
+            NSQ, [&](unsigned k) { return k < NHOLD || k == SQ_A || k == SQ_D ? 0 : 1; },
+            [](unsigned) { return 256; }, 0x200000000ull);
         auto ring = [&](unsigned k, unsigned pi = 256) { b.ring_sq("held port", b.sqs[k], uint16_t(pi)); };
         b.hold[0] = true;
         // SQ P1's first WQE leaves its tag (the lowest) to port 0's SQs, which
@@ -1351,19 +1362,7 @@ int main(int argc, char **argv) {
         tb::Rng r6(args.seed + 17);
         Bench b(chk, r6);
         constexpr unsigned NHOLD = Bench::NTAG / SQ_DEPTH;
-        b.setup(NHOLD, 0);
-        b.p_dma_err = 0;
-        b.p_d_ready = b.p_cq_ready = b.p_rd_ready = b.p_cpl_beat = 1.0;
-        for (unsigned k = 0; k < NHOLD; k++) {
-            unsigned q = b.sqs[k];
-            kite::ctx::wq_ctx c = b.hw.sq[q];
-            c.log_stride = 9;
-            c.log_size = 8;
-            c.port = 0;
-            b.run_cfg(false, q, c);
-            for (uint32_t i = 0; i < 256; i++) b.write_eth_wqe(q, uint16_t(i), 1, 60, 0x200000000ull + i * 4096);
-            b.drv_pi[q] = 256;
-        }
+        b.setup_port_sqs(NHOLD, [](unsigned) { return 0; }, [](unsigned) { return 256; }, 0x200000000ull);
         b.hold[0] = true;
         for (unsigned k = 0; k < NHOLD; k++) b.ring_sq("tag at the cap", b.sqs[k], 256);
         for (int i = 0; i < 3000; i++) b.cycle();
@@ -1412,20 +1411,8 @@ int main(int argc, char **argv) {
             Bench b(chk, r6);
             constexpr unsigned NHOLD = Bench::NTAG / SQ_DEPTH;
             enum { SQ_X = NHOLD, SQ_Y, SQ_D, NSQ };
-            b.setup(NSQ, 0);
-            b.p_dma_err = 0;
-            b.p_d_ready = b.p_cq_ready = b.p_rd_ready = b.p_cpl_beat = 1.0;
-            for (unsigned k = 0; k < NSQ; k++) {
-                const unsigned q = b.sqs[k];
-                kite::ctx::wq_ctx c = b.hw.sq[q];
-                c.log_stride = 9;
-                c.log_size = 8;
-                c.port = 0;
-                b.run_cfg(false, q, c);
-                const uint16_t n = k < NHOLD ? 32 : 4;
-                for (uint16_t i = 0; i < n; i++) b.write_eth_wqe(q, i, 1, 60, 0x400000000ull + i * 4096);
-                b.drv_pi[q] = n;
-            }
+            b.setup_port_sqs(NSQ, [](unsigned) { return 0; }, [&](unsigned k) { return k < NHOLD ? 32u : 4u; },
+                             0x400000000ull);
             b.hold[0] = true;
             for (unsigned k = 0; k < NHOLD; k++) b.ring_sq("dead heads", b.sqs[k], 32);
             for (int i = 0; i < 3000; i++) b.cycle();
@@ -1474,16 +1461,7 @@ int main(int argc, char **argv) {
         Bench b(chk, r5);
         constexpr unsigned NS = 6, NFILL = 40, PER = 12;
         constexpr unsigned MAXG = unsigned(limits::MAX_GATHER);
-        b.setup(NS, 0);
-        b.p_dma_err = 0;
-        b.p_d_ready = b.p_cq_ready = b.p_rd_ready = b.p_cpl_beat = 1.0;
-        for (unsigned k = 0; k < NS; k++) {
-            kite::ctx::wq_ctx c = b.hw.sq[b.sqs[k]];
-            c.log_stride = 9;
-            c.log_size = 8;
-            c.port = k % 2;
-            b.run_cfg(false, b.sqs[k], c);
-        }
+        b.setup_port_sqs(NS, [](unsigned k) { return k % 2; }, [](unsigned) { return 0u; }, 0);
         unsigned free_min = Bench::QDEPTH, free_max = 0, n_big = 0, n_small = 0;
         long posted[2] = {0, 0};
         for (unsigned f = 0; f < NFILL; f++) {
