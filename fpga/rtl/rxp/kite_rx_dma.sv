@@ -768,21 +768,23 @@ module kite_rx_dma #(
   end
 
   // Summary writes: per bank (slot mod 4) the WQE ending in this beat, if
-  // any, and the chunk whose reduction it takes.
+  // any, and the chunk whose reduction it takes. The WQEs ending in a beat
+  // (at most four) have consecutive slots, so at most one chunk matches a
+  // bank: an OR of the matches, not a chain of selects.
   logic [3:0]          sw_v;
   logic [KW-3:0]       sw_row [4];
   logic [1:0]          sw_j [4];
+  logic [3:0]          sw_m [4];
   always_comb begin
     for (int b = 0; b < 4; b++) begin
-      sw_v[b]   = 1'b0;
       sw_row[b] = '0;
       sw_j[b]   = '0;
-      for (int j = 0; j < 4; j++)
-        if (ck_end[j] && ck_slot[j][1:0] == 2'(b)) begin
-          sw_v[b]   = 1'b1;
-          sw_row[b] = ck_slot[j][KW-1:2];
-          sw_j[b]   = 2'(j);
-        end
+      for (int j = 0; j < 4; j++) begin
+        sw_m[b][j] = ck_end[j] && ck_slot[j][1:0] == 2'(b);
+        sw_row[b] = sw_row[b] | (sw_m[b][j] ? ck_slot[j][KW-1:2] : '0);
+        sw_j[b]   = sw_j[b] | (sw_m[b][j] ? 2'(j) : 2'd0);
+      end
+      sw_v[b] = |sw_m[b];
     end
   end
 
@@ -802,16 +804,18 @@ module kite_rx_dma #(
   logic [31:0]      ab_len_q [4];
   logic [SW:0]      rb_nsge_q;
   logic             rb_stop_q, rb_bad_q;
-  logic [37:0]      rb_cap_q;
+  logic [37:0]      rb_cap_q, rb_cap;
+  logic             rb_clr_q;               // rb_cap_q reads as 0 (a request ended)
   logic [3:0]       b_tk, b_cont, b_bad;
   logic             b_st;                   // the list has ended, in the beat
   logic [3:0]       b_mt [4];
   logic [2:0]       b_cnt [4];
   logic [37:0]      b_m [4][4];
-  logic [37:0]      b_lcap [4];
+  logic [37:0]      b_lcap [4], b_rcap [4], b_cap [4];
   logic [SUM_W-1:0] b_sum [4];
   logic [SUM_W-1:0] sw_d [4];
   logic             b_stop;
+  assign rb_cap = rb_clr_q ? '0 : rb_cap_q;
   always_comb begin
     // The list's end within the beat, restarting at each entry 0.
     b_st = 1'b0;
@@ -830,12 +834,17 @@ module kite_rx_dma #(
         end
       b_cnt[j] = 3'($countones(b_mt[j]));
       b_bad[j] = |(b_mt[j] & ab_bad_q);
-      for (int i = 0; i < 4; i++) b_m[j][i] = b_mt[j][i] ? 38'(ab_len_q[i]) : '0;
+      // The capacity with no select behind its adds: the carried part an
+      // operand (0 for a WQE begun in this beat), the beat's lengths masked
+      // where the carried list has ended.
+      for (int i = 0; i < 4; i++)
+        b_m[j][i] = b_mt[j][i] && !(b_cont[j] && rb_stop_q) ? 38'(ab_len_q[i]) : '0;
       b_lcap[j] = (b_m[j][0] + b_m[j][1]) + (b_m[j][2] + b_m[j][3]);
-      if (!b_cont[j]) b_sum[j] = {(SW + 1)'(b_cnt[j]), b_lcap[j], b_bad[j]};
-      else if (rb_stop_q) b_sum[j] = {rb_nsge_q, rb_cap_q, rb_bad_q};
-      else b_sum[j] = {rb_nsge_q + (SW + 1)'(b_cnt[j]), rb_cap_q + b_lcap[j],
-                       rb_bad_q || b_bad[j]};
+      b_rcap[j] = b_cont[j] ? rb_cap : '0;
+      b_cap[j]  = b_rcap[j] + b_lcap[j];
+      if (!b_cont[j]) b_sum[j] = {(SW + 1)'(b_cnt[j]), b_cap[j], b_bad[j]};
+      else if (rb_stop_q) b_sum[j] = {rb_nsge_q, b_cap[j], rb_bad_q};
+      else b_sum[j] = {rb_nsge_q + (SW + 1)'(b_cnt[j]), b_cap[j], rb_bad_q || b_bad[j]};
     end
     for (int b = 0; b < 4; b++) sw_d[b] = b_sum[ab_swj_q[b]];
     b_stop = b_st || (b_cont[3] && rb_stop_q);
@@ -875,7 +884,6 @@ module kite_rx_dma #(
   logic          strip_d, tag_d;
   logic [15:0]   dlen_d;
   logic [1:0]    flg_d;
-  logic [KW-1:0] slot_d;
   logic          rdy_d, s_err, s_bad, s_over, s_empty;
   logic [SW:0]   s_nsge;
   // A frame whose RQ holds a line (hit) is checked from that line's
@@ -960,11 +968,17 @@ module kite_rx_dma #(
   assign s_nsge  = l_nsge[h];
   assign s_bad   = l_bad[h];
   assign ci_h    = ldc_q[h];
-  assign slot_d  = ci_h[KW-1:0];
   assign flg_d   = hit ? lflg_q[h] : c_flags[1:0];
   assign strip_d = flg_d[0] && tag_d;
   assign dlen_d  = dlen_of(flg_d, tag_d, d_len, d_len_m4, d_len_p4);
   assign d_have  = meta_valid_i && dq_wr_q != dq_dp_q;
+
+  // Each line's WQE at ldc: its entry 0's chunk, worked out from the
+  // line's registers so that a task's first read needs no shift behind the
+  // dispatch or the scatter's take.
+  logic [CW-1:0] lch [NLINE];
+  always_comb
+    for (int l = 0; l < NLINE; l++) lch[l] = chunk_of(sh_of(llstr_q[l]), ldc_q[l][KW-1:0], 6'd0);
 
   // Records dq_rd_q .. dq_dp_q - 1 (indexed like the descriptors).
   logic [NDESC-1:0] infl_q;                 // not retired
@@ -977,9 +991,8 @@ module kite_rx_dma #(
   logic [NDESC-1:0] err_q;                  // a write failed
   logic [QW-1:0]    pq_q   [NDESC];
   logic [DW-1:0]    prev_q [NDESC];
-  logic [LW-1:0]    tl_q   [NDESC];         // scatter task: line, slot, entries, length, strip
-  logic [KW-1:0]    ts_q   [NDESC];
-  logic [2:0]       tsh_q  [NDESC];         // and the line's sh (see rs_sh)
+  logic [LW-1:0]    tl_q   [NDESC];         // scatter task: line, first chunk, entries, length, strip
+  logic [CW-1:0]    tch_q  [NDESC];
   logic [SW:0]      tn_q   [NDESC];
   logic [15:0]      td_q   [NDESC];
   logic [NDESC-1:0] tstrip_q;
@@ -1101,14 +1114,14 @@ module kite_rx_dma #(
   // dq_rd_q - 1, as kite_rr_pick counts).
   logic [DW-1:0] tk_pick;
   logic          tk_any;
+  logic [DW-1:0] tk_last_q;                 // dq_rd_q - 1, kept beside it
   kite_rr_pick #(.N(NDESC)) u_task (
-    .req_i(elig_t), .last_i(dq_rd_q[DW-1:0] - 1'b1), .valid_o(tk_any), .idx_o(tk_pick));
+    .req_i(elig_t), .last_i(tk_last_q), .valid_o(tk_any), .idx_o(tk_pick));
 
   logic          sg_run_q;
   logic [DW-1:0] sg_i_q;
   logic [LW-1:0] sg_l_q;
-  logic [KW-1:0] sg_slot_q;
-  logic [2:0]    sg_sh_q;
+  logic [CW-1:0] sg_ch_q;                   // the chunk of entry si_q
   logic [SW:0]   si_q, nsge_q, nwr_q;
   logic [15:0]   off_q, dlen_q;
   logic          strip_q;
@@ -1121,34 +1134,30 @@ module kite_rx_dma #(
   assign n_cur  = e_len < left32 ? e_len[15:0] : dlen_q - off_q;
   assign wr_req_valid_o = sg_run_q && !jb_full && wo_q != (OW + 1)'(WRQ);
   assign wr_go   = wr_req_valid_o && wr_req_ready_i;
-  assign sg_last = 17'(off_q) + 17'(n_cur) >= 17'(dlen_q) || si_q + 1'b1 >= nsge_q;
+  // The frame ends in this entry when it holds what is left: off_q + n_cur
+  // reaches dlen_q (off_q never passes it), without n_cur's add.
+  assign sg_last = e_len >= left32 || si_q + 1'b1 >= nsge_q;
   assign sg_take = tk_any && (!sg_run_q || (wr_go && sg_last));
   assign wr_req_id_o   = WR_ID;
   assign wr_req_fn_o   = lfn_q[sg_l_q];
   assign wr_req_addr_o = e_addr;
   assign wr_req_len_o  = n_cur;
 
-  // The entry read for the next cycle.
-  logic [SW:0]   e_sel;
+  // The entry read for the next cycle: the next task's first, or the
+  // current task's next or same (its chunk and the one after are ready
+  // before the take and wr_go, known late, select).
   logic [AW-1:0] tk_start;
   assign tk_start = desc_mem[tk_pick][AW-1:0];
   logic [LW-1:0] e_l;
-  logic [KW-1:0] e_slot;
-  logic [2:0]    e_sh;
   logic [CW-1:0] e_ch;
   always_comb begin
     if (sg_take) begin
-      e_sel  = '0;
-      e_l    = tl_q[tk_pick];
-      e_slot = ts_q[tk_pick];
-      e_sh   = tsh_q[tk_pick];
+      e_l  = tl_q[tk_pick];
+      e_ch = tch_q[tk_pick];
     end else begin
-      e_sel  = wr_go ? si_q + 1'b1 : si_q;
-      e_l    = sg_l_q;
-      e_slot = sg_slot_q;
-      e_sh   = sg_sh_q;
+      e_l  = sg_l_q;
+      e_ch = wr_go ? sg_ch_q + 1'b1 : sg_ch_q;
     end
-    e_ch   = chunk_of(e_sh, e_slot, 6'(e_sel));
     e_row  = {e_l, e_ch[CW-1:2]};
     e_bank = e_ch[1:0];
   end
@@ -1310,8 +1319,7 @@ module kite_rx_dma #(
   logic unused;
   // RX_FCS / RX_ALL: not in this block (rtl.rst); the retire side's head
   // bytes and start are the generator's.
-  assign unused = ^{c_flags[7:2], a_flags[7:2], a_cqn, r_head, r_nz, r_start, d_beats, d_head[111:0], e_sel[SW],
-                    d_start};
+  assign unused = ^{c_flags[7:2], a_flags[7:2], a_cqn, r_head, r_nz, r_start, d_beats, d_head[111:0], d_start};
 
   assign rqci_qn_o = rc_qn;
   assign rqci_ci_o = rc_widx + 1'b1;
@@ -1417,6 +1425,7 @@ module kite_rx_dma #(
       rb_nsge_q <= '0;
       rb_stop_q <= 1'b0;
       rb_cap_q  <= '0;
+      rb_clr_q  <= 1'b1;
       rb_bad_q  <= 1'b0;
       rb_err_q  <= 1'b0;
       ab_v_q    <= 1'b0;
@@ -1526,7 +1535,8 @@ module kite_rx_dma #(
       // Stage B.
       if (ab_v_q) begin
         rb_nsge_q <= ab_end_q ? '0 : b_sum[3][SUM_W-1 -: SW + 1];
-        rb_cap_q  <= ab_end_q ? '0 : b_sum[3][38:1];
+        rb_cap_q  <= b_sum[3][38:1];         // cleared by rb_clr_q, off this path
+        rb_clr_q  <= ab_end_q;
         rb_bad_q  <= !ab_end_q && b_sum[3][0];
         rb_stop_q <= !ab_end_q && b_stop;
       end
@@ -1594,6 +1604,7 @@ module kite_rx_dma #(
     if (!rst_ni) begin
       dq_dp_q    <= '0;
       dq_rd_q    <= '0;
+      tk_last_q  <= '1;
       rel_ptr_q  <= '0;
       infl_q     <= '0;
       pend_q     <= '0;
@@ -1607,8 +1618,7 @@ module kite_rx_dma #(
       sg_run_q   <= 1'b0;
       sg_i_q     <= '0;
       sg_l_q     <= '0;
-      sg_slot_q  <= '0;
-      sg_sh_q    <= '0;
+      sg_ch_q    <= '0;
       sg_start_q <= '0;
       si_q       <= '0;
       nsge_q     <= '0;
@@ -1643,8 +1653,7 @@ module kite_rx_dma #(
         pq_q[i]    <= '0;
         prev_q[i]  <= '0;
         tl_q[i]    <= '0;
-        ts_q[i]    <= '0;
-        tsh_q[i]   <= '0;
+        tch_q[i]   <= '0;
         tn_q[i]    <= '0;
         td_q[i]    <= '0;
         rec_nwr[i] <= '0;
@@ -1670,8 +1679,7 @@ module kite_rx_dma #(
         pq_q[dp_i]       <= qn;
         prev_q[dp_i]     <= lr_q[h];
         tl_q[dp_i]       <= h;
-        ts_q[dp_i]       <= slot_d;
-        tsh_q[dp_i]      <= sh_of(llstr_q[h]);
+        tch_q[dp_i]      <= lch[h];
         tn_q[dp_i]       <= s_nsge;
         td_q[dp_i]       <= dlen_d;
         tstrip_q[dp_i]   <= strip_d;
@@ -1687,12 +1695,14 @@ module kite_rx_dma #(
           cancel_q[i] <= 1'b1;
         end
       if (wr_go) begin
-        off_q <= off_q + n_cur;
-        si_q  <= si_q + 1'b1;
-        nwr_q <= nwr_q + 1'b1;
+        off_q   <= off_q + n_cur;
+        si_q    <= si_q + 1'b1;
+        sg_ch_q <= sg_ch_q + 1'b1;
+        nwr_q   <= nwr_q + 1'b1;
         if (sg_last) begin
           rec_nwr[sg_i_q] <= nwr_q + 1'b1;
-          fin_q[sg_i_q]   <= 1'b1;
+          // Entry by entry: a write through a variable index (rtl.rst).
+          for (int i = 0; i < NDESC; i++) if (sg_i_q == DW'(i)) fin_q[i] <= 1'b1;
           sg_run_q        <= 1'b0;
         end
       end
@@ -1703,8 +1713,7 @@ module kite_rx_dma #(
         for (int i = 0; i < NDESC; i++) if (tk_pick == DW'(i)) todo_q[i] <= 1'b0;
         sg_i_q     <= tk_pick;
         sg_l_q     <= tl_q[tk_pick];
-        sg_slot_q  <= ts_q[tk_pick];
-        sg_sh_q    <= tsh_q[tk_pick];
+        sg_ch_q    <= tch_q[tk_pick];
         sg_start_q <= tk_start;
         si_q       <= '0;
         nsge_q     <= tn_q[tk_pick];
@@ -1717,7 +1726,8 @@ module kite_rx_dma #(
       if (done_ours) begin
         wq_rd_q       <= wq_rd_q + 1'b1;
         rec_got[dn_i] <= rec_got[dn_i] + 1'b1;
-        if (wr_done_err_i) err_q[dn_i] <= 1'b1;
+        if (wr_done_err_i)
+          for (int i = 0; i < NDESC; i++) if (dn_i == DW'(i)) err_q[i] <= 1'b1;
       end
       wo_q <= wo_q + (OW + 1)'(wr_go) - (OW + 1)'(done_ours);
       if (wr_go) jb_wr_q <= jb_wr_q + 1'b1;
@@ -1755,6 +1765,7 @@ module kite_rx_dma #(
         infl_q[rt_i] <= 1'b0;
         pend_q[rt_i] <= 1'b0;
         dq_rd_q    <= dq_rd_q + 1'b1;
+        tk_last_q  <= rt_i;
         rel_ptr_q  <= rel_ptr_q + r_beats;
         h_errd_q   <= 1'b0;
         cqe_sent_q <= 1'b0;
