@@ -603,10 +603,12 @@ module kite_rx_dma #(
       l_thr_ok[l] = lroom[l] >= 17'(lpi_q[l] - lfe_q[l]) || lroom[l] >= 17'(RD_BATCH) ||
                     lroom[l] >= lrdw_q[l];
       l_pfe[l]    = lfe_q[l] != lpi_q[l] && 17'(lwin[l]) < lwmax_q[l] && l_thr_ok[l];
-      // Not a line dropped in this cycle: its read would go out for a ring
-      // the context write just replaced (or an RQ now in ERR).
-      elig[l] = lv_q[l] && !lnb_q[l] && lpfe_q[l] &&
-                !(cfg_valid_i && lq_q[l] == cfg_qn_i) && !(r_errph && lq_q[l] == rc_qn);
+      // Not a line a context write drops in this cycle: a read loaded for it
+      // would only be withdrawn (pf_dead). A line the retire's ERR phase
+      // drops is not checked here: its RQ number comes out of rec_mem, too
+      // deep in front of the pick (rtl.rst, twelfth round), and a read
+      // loaded for it is withdrawn the same way.
+      elig[l] = lv_q[l] && !lnb_q[l] && lpfe_q[l] && !(cfg_valid_i && lq_q[l] == cfg_qn_i);
     end
   end
   kite_rr_pick #(.N(NLINE)) u_prefetch (.req_i(elig), .last_i(pf_last_q), .valid_o(pf_any), .idx_o(pf_pick));
@@ -654,6 +656,7 @@ module kite_rx_dma #(
   logic [KW:0]   ln_q [NLINE];              // l_n of the cycle before
   logic [NLINE-1:0] lmv_q, lmv2_q;          // lfe moved one, two cycles before
   logic [NLINE-1:0] lnb_q;                  // lm1_q, ln_q, lpfe_q are for an older lfe
+  logic [15:0]   lfe_nx [NLINE];            // lfe after a read of ln_q WQEs
   logic [63:0]   pf_a;
   logic [15:0]   ln_idx;                    // per line, in turn
   logic [XW-1:0] ln_off;                    // l_a within its read-size block
@@ -676,6 +679,9 @@ module kite_rx_dma #(
       ln_min  = ln_m1 < ln_m0 ? ln_m1 : ln_m0;
       l_n[l]  = ln_min == '0 ? (KW + 1)'(1) : (KW + 1)'(ln_min);
     end
+    // Added per line from registers, so that the pick only enables the
+    // write: not the select of its count and the add behind it.
+    for (int l = 0; l < NLINE; l++) lfe_nx[l] = lfe_q[l] + 16'(ln_q[l]);
   end
   assign pf_n = ln_q[pf_pick];
   assign pf_a = la_q[pf_pick];
@@ -1098,11 +1104,14 @@ module kite_rx_dma #(
   // Tasks (delivering frames) in age order, skipping those that wait for an
   // older frame of their RQ; one write request per entry (up to the frame's
   // end), one per cycle, the next task's first entry read meanwhile.
-  logic [NDESC-1:0] okdone, faildone, elig_t, cancel_now;
+  // wdone: every write of the task issued and answered. The retire reads
+  // it at rt_i too: one select of a flag instead of three of the counts.
+  logic [NDESC-1:0] wdone, okdone, faildone, elig_t, cancel_now;
   always_comb begin
     for (int j = 0; j < NDESC; j++) begin
-      okdone[j]   = !pend_q[j] || (fin_q[j] && !cancel_q[j] && rec_got[j] == rec_nwr[j] && !err_q[j]);
-      faildone[j] = pend_q[j] && (cancel_q[j] || (fin_q[j] && rec_got[j] == rec_nwr[j] && err_q[j]));
+      wdone[j]    = fin_q[j] && rec_got[j] == rec_nwr[j];
+      okdone[j]   = !pend_q[j] || (wdone[j] && !cancel_q[j] && !err_q[j]);
+      faildone[j] = pend_q[j] && (cancel_q[j] || (wdone[j] && err_q[j]));
     end
     for (int i = 0; i < NDESC; i++) begin
       elig_t[i]     = todo_q[i] && (!pv_q[i] || okdone[prev_q[i]]);
@@ -1128,15 +1137,17 @@ module kite_rx_dma #(
   logic [AW-1:0] sg_start_q;
   logic [15:0]   n_cur;
   logic [31:0]   left32;
+  logic          e_fits;                    // the entry holds what is left
   logic          wr_go, sg_last, sg_take, jb_full;
   logic [OW:0]   wo_q;                      // write requests issued, not done
   assign left32 = 32'(dlen_q) - 32'(off_q);
-  assign n_cur  = e_len < left32 ? e_len[15:0] : dlen_q - off_q;
+  assign e_fits = e_len >= left32;
+  assign n_cur  = e_fits ? left32[15:0] : e_len[15:0];
   assign wr_req_valid_o = sg_run_q && !jb_full && wo_q != (OW + 1)'(WRQ);
   assign wr_go   = wr_req_valid_o && wr_req_ready_i;
   // The frame ends in this entry when it holds what is left: off_q + n_cur
   // reaches dlen_q (off_q never passes it), without n_cur's add.
-  assign sg_last = e_len >= left32 || si_q + 1'b1 >= nsge_q;
+  assign sg_last = e_fits || si_q + 1'b1 >= nsge_q;
   assign sg_take = tk_any && (!sg_run_q || (wr_go && sg_last));
   assign wr_req_id_o   = WR_ID;
   assign wr_req_fn_o   = lfn_q[sg_l_q];
@@ -1276,7 +1287,7 @@ module kite_rx_dma #(
   logic        h_errd_q, cqe_sent_q, ci_sent_q;
   logic [3:0]  r_kind;
   assign r_have     = dq_rd_q != dq_dp_q;
-  assign r_resolved = r_have && fin_q[rt_i] && rec_got[rt_i] == rec_nwr[rt_i];
+  assign r_resolved = r_have && wdone[rt_i];
   assign r_failed   = rc_kind == EV_OK && !cancel_q[rt_i] && err_q[rt_i];
   assign r_conv     = cancel_q[rt_i] || (spec_q[rt_i] && st_r == ST_ERR);
   assign r_errph    = r_resolved && r_failed && !h_errd_q;
@@ -1481,7 +1492,7 @@ module kite_rx_dma #(
         // lfe_q and lv_q are written line by line, each comparing its
         // number: through a variable index yosys 0.23 puts a range check
         // (a carry chain) at the end of the path from the pick.
-        for (int l = 0; l < NLINE; l++) if (pf_pick == LW'(l)) lfe_q[l] <= lfe_q[l] + 16'(pf_n);
+        for (int l = 0; l < NLINE; l++) if (pf_pick == LW'(l)) lfe_q[l] <= lfe_nx[l];
       end else if (rd_go || pf_cancel) begin
         pf_v_q <= 1'b0;
       end
@@ -1668,21 +1679,27 @@ module kite_rx_dma #(
       // Dispatch: a new record.
       if (d_go) begin
         dq_dp_q          <= dq_dp_q + 1'b1;
-        infl_q[dp_i]     <= 1'b1;
-        pend_q[dp_i]     <= d_ok;
-        spec_q[dp_i]     <= haz && d_kind < EV_FILTERED;   // steering drops come first
-        todo_q[dp_i]     <= d_ok && dlen_d != '0;
-        fin_q[dp_i]      <= !(d_ok && dlen_d != '0);
-        cancel_q[dp_i]   <= 1'b0;
-        pv_q[dp_i]       <= d_ok && prev_v_d && wr_wait_i;
-        err_q[dp_i]      <= 1'b0;
+        // The flags entry by entry: a write through a variable index puts a
+        // 32-bit range check on the path (rtl.rst).
+        for (int i = 0; i < NDESC; i++) begin
+          if (dp_i == DW'(i)) begin
+            infl_q[i]    <= 1'b1;
+            pend_q[i]    <= d_ok;
+            spec_q[i]    <= haz && d_kind < EV_FILTERED;   // steering drops come first
+            todo_q[i]    <= d_ok && dlen_d != '0;
+            fin_q[i]     <= !(d_ok && dlen_d != '0);
+            cancel_q[i]  <= 1'b0;
+            pv_q[i]      <= d_ok && prev_v_d && wr_wait_i;
+            err_q[i]     <= 1'b0;
+            tstrip_q[i]  <= strip_d;
+          end
+        end
         pq_q[dp_i]       <= qn;
         prev_q[dp_i]     <= lr_q[h];
         tl_q[dp_i]       <= h;
         tch_q[dp_i]      <= lch[h];
         tn_q[dp_i]       <= s_nsge;
         td_q[dp_i]       <= dlen_d;
-        tstrip_q[dp_i]   <= strip_d;
         rec_nwr[dp_i]    <= '0;
         rec_got[dp_i]    <= '0;
       end
@@ -1762,8 +1779,12 @@ module kite_rx_dma #(
       if (cqe_valid_o && cqe_ready_i) cqe_sent_q <= 1'b1;
       if (rqci_valid_o && rqci_ready_i) ci_sent_q <= 1'b1;
       if (r_go) begin
-        infl_q[rt_i] <= 1'b0;
-        pend_q[rt_i] <= 1'b0;
+        for (int i = 0; i < NDESC; i++) begin
+          if (rt_i == DW'(i)) begin
+            infl_q[i] <= 1'b0;
+            pend_q[i] <= 1'b0;
+          end
+        end
         dq_rd_q    <= dq_rd_q + 1'b1;
         tk_last_q  <= rt_i;
         rel_ptr_q  <= rel_ptr_q + r_beats;
