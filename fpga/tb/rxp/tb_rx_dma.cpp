@@ -29,9 +29,10 @@
 // many rings lie in the faulting region (several failed reads answered
 // before a frame takes the first failed WQE), and the writes cannot fail
 // with wr_wait_i 0 (the card's posted writes): the outcomes stay the model's.
-// Then a directed round: a line taken from another RQ in the cycle the
-// prefetch reads for it (evict_race). Then throughput, with and without
-// wr_wait_i.
+// Then directed rounds: a line taken from another RQ in the cycle the
+// prefetch reads for it (evict_race), and frames that find their ring empty
+// dispatched behind a write that fails (spec_behind_wr_err). Then
+// throughput, with and without wr_wait_i.
 #include <algorithm>
 #include <deque>
 #include <map>
@@ -930,6 +931,54 @@ struct Bench {
         p_fault = fault;
     }
 
+    // A write that fails with frames that take no WQE dispatched behind it:
+    // the ring holds only the failing frame's WQE, so the next frames find
+    // it empty and go out while that frame is written, speculatively (the
+    // RQ may yet go to ERR). The model counts them NO_BUF, as the failed
+    // write put the RQ in ERR before they came; the RTL converts them when
+    // they retire (r_conv).
+    long spec_rounds = 0, spec_conv = 0;
+    void spec_behind_wr_err(unsigned n) {
+        ctx::rss_ctx &rc = ref.hw.rss[ctx::rss_index(0, 0, 0)];
+        const uint8_t fields = rc.hash_fields;
+        const uint16_t t0 = rc.table[0];
+        const double fault = p_fault, straddle = p_straddle;
+        const unsigned q = tb::rnd(rng, 1, 6);
+        p_fault = p_straddle = 0.0;
+        configure(q, true);                     // an empty ring in good memory
+        p_fault = fault;
+        p_straddle = straddle;
+        ctx::wq_ctx &w = ref.hw.rq[q];
+        // One WQE of one entry, in the faulting region.
+        std::vector<uint8_t> wqe(size_t(1) << w.log_stride, 0);
+        const uint64_t addr = FAULT + tb::rnd(rng, 0, 0x1000);
+        const uint32_t len = 9100;
+        std::memcpy(&wqe[0], &addr, 8);
+        std::memcpy(&wqe[8], &len, 4);
+        both_write(w.base + (uint64_t(w.pi & ((1u << w.log_size) - 1)) << w.log_stride), wqe.data(), wqe.size());
+        w.pi++;
+        m.acc_valid_i = 1;
+        m.acc_qn_i = q;
+        m.acc_pi_i = w.pi;
+        step();
+        m.acc_valid_i = 0;
+        for (int i = 0; i < 400; i++) step();   // its read answered
+        rc.hash_fields = 0;                     // every frame to table[0] = q
+        rc.table[0] = uint16_t(q);
+        offer(udp_frame(tb::rnd(rng, 1000, 9000)));
+        chk.expect(exp_ev.back().kind == 7, "spec round: the model fails the first frame's write (WR_ERR)");
+        for (unsigned i = 0; i < n; i++) {
+            offer(udp_frame(tb::rnd(rng, 60, 200)));
+            if (chk.expect(exp_ev.back().kind == 1, "spec round: the model drops a frame to the RQ in ERR (NO_BUF)"))
+                spec_conv++;
+        }
+        rc.hash_fields = fields;
+        rc.table[0] = t0;
+        drain();
+        compare_round();
+        spec_rounds++;
+    }
+
     // A host sets the MRRS while the function is quiet (kite_pcie_rd takes
     // it only then): no WQE read offered or in flight.
     void set_mrrs(unsigned code) {
@@ -1109,6 +1158,16 @@ int main(int argc, char **argv) {
         std::printf("[rx_dma] victim against the prefetch: %ld frames to an RQ without a line, at 19 offsets "
                     "against the prefetch's read for the one evictable line; %ld delivered as the model's\n",
                     b.races, b.kinds[0] - ok0);
+    }
+    {
+        tb::Rng vrng(args.seed * 31 + 11);
+        Bench b(chk, vrng);
+        b.inject = args.inject;
+        for (unsigned n = 1; n <= 8; n++) b.spec_behind_wr_err(n);
+        std::printf("[rx_dma] frames behind a write that fails, to a ring they find empty: %ld in %ld rounds, "
+                    "%ld dispatched before it retired; each NO_BUF as the model's\n",
+                    b.spec_conv, b.spec_rounds, b.spec_behind_err);
+        chk.expect(b.spec_behind_err > b.spec_rounds, "frames dispatched behind a failing write (speculatively)");
     }
     // Line rate at 250 MHz: (frame + FCS + preamble and gap) * 8 bits at
     // 100 Gb/s = (size + 24) * 0.02 cycles per frame.
