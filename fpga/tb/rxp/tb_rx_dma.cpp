@@ -391,9 +391,14 @@ struct Bench {
             both_write(a, wqe.data(), stride);
             w.pi++;
         }
+        doorbell(q);
+    }
+
+    // RQ q's doorbell: its pi to the RTL's access port.
+    void doorbell(unsigned q) {
         m.acc_valid_i = 1;
         m.acc_qn_i = q;
-        m.acc_pi_i = w.pi;
+        m.acc_pi_i = ref.hw.rq[q].pi;
         step();
         m.acc_valid_i = 0;
     }
@@ -957,11 +962,7 @@ struct Bench {
         std::memcpy(&wqe[8], &len, 4);
         both_write(w.base + (uint64_t(w.pi & ((1u << w.log_size) - 1)) << w.log_stride), wqe.data(), wqe.size());
         w.pi++;
-        m.acc_valid_i = 1;
-        m.acc_qn_i = q;
-        m.acc_pi_i = w.pi;
-        step();
-        m.acc_valid_i = 0;
+        doorbell(q);
         for (int i = 0; i < 400; i++) step();   // its read answered
         rc.hash_fields = 0;                     // every frame to table[0] = q
         rc.table[0] = uint16_t(q);
