@@ -31,8 +31,9 @@
 // with wr_wait_i 0 (the card's posted writes): the outcomes stay the model's.
 // Then directed rounds: a line taken from another RQ in the cycle the
 // prefetch reads for it (evict_race), and frames that find their ring empty
-// dispatched behind a write that fails (spec_behind_wr_err). Then
-// throughput, with and without wr_wait_i.
+// dispatched behind a write that fails (spec_behind_wr_err) or behind a
+// frame being written when the RQ goes to ERR by a context write
+// (ctx_err_behind_write). Then throughput, with and without wr_wait_i.
 #include <algorithm>
 #include <deque>
 #include <map>
@@ -241,8 +242,10 @@ struct Bench {
         m.cfg_cqn_i = w.cqn;
         m.cfg_base_i = w.base;
         m.cfg_flags_i = w.flags;
+        const long sent0 = meta_sent;
         step();
         m.cfg_valid_i = 0;
+        cfg_same_cycle = meta_sent != sent0 && last_disp[q] == sent0;
         old_live = false;
         // Drain: what of the previous context may still reach the host --
         // the RQ's frames dispatched up to the write (their data writes;
@@ -278,6 +281,7 @@ struct Bench {
     uint64_t rd_seq = 0, rd_done = 0;          // WQE reads taken, answered
     long drains_frames = 0, drains_reads = 0;
     uint64_t drain_max = 0;
+    bool cfg_same_cycle = false;                // the last write's cycle dispatched a frame of its RQ
 
     // The ring a fresh context replaces: a read taken in the cycle of the
     // context write (not after it) may still be of that ring.
@@ -837,6 +841,25 @@ struct Bench {
         return f;
     }
 
+    // Every frame to RQ q (no hash: table[0]) while in scope; the random
+    // rounds' route is put back after.
+    struct Route {
+        ctx::rss_ctx &rc;
+        const uint8_t fields;
+        const uint16_t t0;
+        Route(ctx::rss_ctx &c, unsigned q) : rc(c), fields(c.hash_fields), t0(c.table[0]) {
+            rc.hash_fields = 0;
+            rc.table[0] = uint16_t(q);
+        }
+        Route(const Route &) = delete;
+        Route &operator=(const Route &) = delete;
+        ~Route() {
+            rc.hash_fields = fields;
+            rc.table[0] = t0;
+        }
+    };
+    Route route(unsigned q) { return Route(ref.hw.rss[ctx::rss_index(0, 0, 0)], q); }
+
     // DESTROY_RQ under traffic: frames of one RQ are dispatched (their
     // writes slowed by back-pressure) when its context is cleared; cfg()
     // checks that the drain lasts until they have retired, and the host
@@ -876,11 +899,7 @@ struct Bench {
         // answered, after the race's own read, so that a wrong victim shows
         // (the line's WQEs counted as answered are RQ 1's).
         tag_limit = 8;
-        ctx::rss_ctx &rc = ref.hw.rss[ctx::rss_index(0, 0, 0)];
-        const uint8_t fields = rc.hash_fields;
-        const uint16_t t0 = rc.table[0];
-        rc.hash_fields = 0;
-        rc.table[0] = 10;
+        const Route to10 = route(10);
         if (lead < 0) {
             post(1, 4);
             for (int i = 0; i < -lead; i++) step();
@@ -890,8 +909,6 @@ struct Bench {
             for (int i = 0; i < lead; i++) step();
             post(1, 4);
         }
-        rc.hash_fields = fields;
-        rc.table[0] = t0;
         drain();
         compare_round();
         rd_lat_lo = RD_LAT_LO;
@@ -902,15 +919,11 @@ struct Bench {
 
     void destroy_under_traffic() {
         const double gap = p_gap, ready = p_ready, fault = p_fault;
-        ctx::rss_ctx &rc = ref.hw.rss[ctx::rss_index(0, 0, 0)];
-        const uint8_t fields = rc.hash_fields;
-        const uint16_t t0 = rc.table[0];
         const unsigned q = tb::rnd(rng, 1, 6);  // not 7: it stays in RST
         p_fault = 0.0;
         configure(q, true);
         post(q, 40);
-        rc.hash_fields = 0;                     // every frame to table[0] = q
-        rc.table[0] = uint16_t(q);
+        const Route to_q = route(q);
         p_gap = 0.0;
         p_ready = 0.15;
         const unsigned n = tb::rnd(rng, 1, 8);
@@ -928,8 +941,6 @@ struct Bench {
         chk.expect(exp_ev.back().kind == 1, "the model drops a frame to a destroyed RQ (NO_BUF)");
         p_ready = ready;
         drain();
-        rc.hash_fields = fields;
-        rc.table[0] = t0;
         configure(q, true);
         compare_round();
         p_gap = gap;
@@ -944,9 +955,6 @@ struct Bench {
     // they retire (r_conv).
     long spec_rounds = 0, spec_conv = 0;
     void spec_behind_wr_err(unsigned n) {
-        ctx::rss_ctx &rc = ref.hw.rss[ctx::rss_index(0, 0, 0)];
-        const uint8_t fields = rc.hash_fields;
-        const uint16_t t0 = rc.table[0];
         const double fault = p_fault, straddle = p_straddle;
         const unsigned q = tb::rnd(rng, 1, 6);
         p_fault = p_straddle = 0.0;
@@ -964,8 +972,7 @@ struct Bench {
         w.pi++;
         doorbell(q);
         for (int i = 0; i < 400; i++) step();   // its read answered
-        rc.hash_fields = 0;                     // every frame to table[0] = q
-        rc.table[0] = uint16_t(q);
+        const Route to_q = route(q);
         offer(udp_frame(tb::rnd(rng, 1000, 9000)));
         chk.expect(exp_ev.back().kind == 7, "spec round: the model fails the first frame's write (WR_ERR)");
         for (unsigned i = 0; i < n; i++) {
@@ -973,11 +980,62 @@ struct Bench {
             if (chk.expect(exp_ev.back().kind == 1, "spec round: the model drops a frame to the RQ in ERR (NO_BUF)"))
                 spec_conv++;
         }
-        rc.hash_fields = fields;
-        rc.table[0] = t0;
         drain();
         compare_round();
         spec_rounds++;
+    }
+
+    // A context write of ERR (the firmware's MODIFY_RQ) while frames to a
+    // ring they found empty are dispatched behind one being written,
+    // speculatively. A speculative frame's outcome is decided when it
+    // retires, after the write: each is NO_BUF, as the model's frames that
+    // come after the RQ went to ERR; the frame being written keeps its WQE
+    // and its CQE (it was not speculative). The write lands @lead cycles
+    // after that frame's dispatch, so that over the sweep the others are
+    // dispatched before it, in its cycle and after it.
+    long ctx_rounds = 0, ctx_behind = 0, ctx_same_cycle = 0;
+    void ctx_err_behind_write(unsigned lead) {
+        const double fault = p_fault, straddle = p_straddle, gap = p_gap, ready = p_ready;
+        const unsigned q = tb::rnd(rng, 1, 6), n = 6;
+        p_fault = p_straddle = 0.0;
+        configure(q, true);                     // an empty ring in good memory
+        p_fault = fault;
+        p_straddle = straddle;
+        ctx::wq_ctx &w = ref.hw.rq[q];
+        // One WQE of one entry, its buffer in good memory.
+        std::vector<uint8_t> wqe(size_t(1) << w.log_stride, 0);
+        const uint32_t len = 9100;
+        const uint64_t addr = tb::rnd(rng, uint32_t(BUF_LO), uint32_t(BUF_HI - len));
+        std::memcpy(&wqe[0], &addr, 8);
+        std::memcpy(&wqe[8], &len, 4);
+        both_write(w.base + (uint64_t(w.pi & ((1u << w.log_size) - 1)) << w.log_stride), wqe.data(), wqe.size());
+        w.pi++;
+        doorbell(q);
+        for (int i = 0; i < 400; i++) step();   // its read answered
+        const Route to_q = route(q);
+        p_gap = 0.0;
+        p_ready = 0.15;                         // the first frame's writes take a while
+        offer(udp_frame(tb::rnd(rng, 1000, 9000)));
+        chk.expect(exp_ev.back().kind == 0, "ctx round: the model delivers the first frame");
+        w.state = kite::spec::wq_state::ERR;    // the model: the write before the others
+        for (unsigned i = 0; i < n; i++) {
+            offer(udp_frame(tb::rnd(rng, 60, 200)));
+            chk.expect(exp_ev.back().kind == 1, "ctx round: the model drops a frame to the RQ in ERR (NO_BUF)");
+        }
+        const long first = meta_sent, ev0 = events;
+        for (unsigned k = 0; k < 100000 && meta_sent == first; k++) step();
+        for (unsigned i = 0; i < lead; i++) step();
+        chk.expect(events == ev0, "ctx round: the first frame not retired before the context write");
+        const long behind = meta_sent - first - 1;
+        cfg(q, w.state);
+        ctx_behind += behind;
+        ctx_same_cycle += cfg_same_cycle;
+        p_gap = gap;
+        p_ready = ready;
+        drain();
+        configure(q, true);                     // out of ERR, as the host would
+        compare_round();
+        ctx_rounds++;
     }
 
     // A host sets the MRRS while the function is quiet (kite_pcie_rd takes
@@ -1169,6 +1227,18 @@ int main(int argc, char **argv) {
                     "%ld dispatched before it retired; each NO_BUF as the model's\n",
                     b.spec_conv, b.spec_rounds, b.spec_behind_err);
         chk.expect(b.spec_behind_err > b.spec_rounds, "frames dispatched behind a failing write (speculatively)");
+    }
+    {
+        tb::Rng vrng(args.seed * 31 + 13);
+        Bench b(chk, vrng);
+        b.inject = args.inject;
+        for (unsigned lead = 0; lead < 24; lead++) b.ctx_err_behind_write(lead);
+        std::printf("[rx_dma] context writes of ERR with frames dispatched behind one being written: %ld rounds, "
+                    "%ld frames dispatched before the write, %ld rounds with one in its cycle; each NO_BUF as the "
+                    "model's\n",
+                    b.ctx_rounds, b.ctx_behind, b.ctx_same_cycle);
+        chk.expect(b.ctx_behind > b.ctx_rounds && b.ctx_same_cycle > 0,
+                   "frames dispatched before and in the cycle of the context write");
     }
     // Line rate at 250 MHz: (frame + FCS + preamble and gap) * 8 bits at
     // 100 Gb/s = (size + 24) * 0.02 cycles per frame.
