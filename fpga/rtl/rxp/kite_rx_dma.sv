@@ -329,8 +329,8 @@ module kite_rx_dma #(
   logic [NQ-1:0]    en_q;
   // State, pi and ci of the 512 RQs: distributed RAM, one write port each,
   // read without a clock where the datapath needs them (the head frame's
-  // RQ, a doorbell's, the retiring frame's, the context write's), so the
-  // pipeline is the same as with flip-flops. Each array has one writer:
+  // RQ, a doorbell's, the context write's), so the pipeline is the same as
+  // with flip-flops. Each array has one writer:
   // pi the doorbells, ci dispatch or the retire side's rollback (dispatch
   // waits that cycle), the state the context writes. What else changes them
   // is a flag per RQ over the RAM: a context write's restart reads pi / ci
@@ -341,7 +341,7 @@ module kite_rx_dma #(
   logic [15:0]      pi_mem [NQ];
   logic [15:0]      ci_mem [NQ];
   logic [NQ-1:0]    pz_q, cz_q, qerr_q;
-  logic [1:0]       st_d, st_a, st_r, st_c;  // at qn, a_qn_q, rc_qn, cfg_qn_i
+  logic [1:0]       st_d, st_a, st_c;     // at qn, a_qn_q, cfg_qn_i
 
   // The head frame's RQ (the meta port holds it until dispatched).
   logic [QW-1:0]   qn;
@@ -391,7 +391,6 @@ module kite_rx_dma #(
   assign pi_a = pz_q[a_qn_q] ? 16'd0 : pi_mem[a_qn_q];
   assign st_d = qerr_q[qn] ? ST_ERR : st_mem[qn];
   assign st_a = qerr_q[a_qn_q] ? ST_ERR : st_mem[a_qn_q];
-  assign st_r = qerr_q[rc_qn] ? ST_ERR : st_mem[rc_qn];
   assign st_c = qerr_q[cfg_qn_i] ? ST_ERR : st_mem[cfg_qn_i];
 
   // ci: dispatch's consumption, or a write error's rollback over younger
@@ -990,6 +989,7 @@ module kite_rx_dma #(
   logic [NDESC-1:0] infl_q;                 // not retired
   logic [NDESC-1:0] pend_q;                 // delivering, not retired
   logic [NDESC-1:0] spec_q;
+  logic [NDESC-1:0] terr_q;                 // its RQ went to ERR after its dispatch
   logic [NDESC-1:0] todo_q;                 // scatter not started
   logic [NDESC-1:0] fin_q;                  // all write requests issued (or none)
   logic [NDESC-1:0] cancel_q;               // writes dropped: an older frame's failed
@@ -1074,6 +1074,14 @@ module kite_rx_dma #(
   assign d_consume = d_go && (d_kind == EV_OK || d_kind == EV_PROT_ERR);
   assign meta_ready_o = d_go;
   assign park_o       = d_go && d_kind == EV_NO_BUF_Q && meta_pause_i;
+
+  // terr_q for the dispatched frame: a context write of ERR to its RQ in
+  // this cycle (the retire's ERR phase and a dispatch never share one). A
+  // frame that finds its RQ in ERR is NO_BUF already, and an RD_ERR frame
+  // waits until none of its RQ is in flight, so it is never speculative.
+  logic cfg_err, d_terr;
+  assign cfg_err = cfg_valid_i && cfg_state_i == ST_ERR;
+  assign d_terr  = cfg_err && cfg_qn_i == qn;
 
   logic l3_ok_d, bad_csum_d;
   logic [15:0] csum_adj, csum_fix;
@@ -1271,7 +1279,8 @@ module kite_rx_dma #(
   // Frames retire in order once their writes are done: a failed write makes
   // the frame an ERROR CQE and its RQ ERR (one cycle for that first, which
   // also rolls ci back over younger speculative frames of the RQ); a
-  // speculative frame whose RQ is now ERR is the model's NO_BUF; then the
+  // speculative frame whose RQ went to ERR after its dispatch (terr_q) is
+  // the model's NO_BUF, in whatever state the RQ is now; then the
   // CQE and ci (both at once) and the ev record; the frame buffer is freed.
   logic [3:0]  rc_kind;
   logic [15:0] rc_rqn, rc_cqn, rc_dlen, rc_tci, rc_csum;
@@ -1289,7 +1298,7 @@ module kite_rx_dma #(
   assign r_have     = dq_rd_q != dq_dp_q;
   assign r_resolved = r_have && wdone[rt_i];
   assign r_failed   = rc_kind == EV_OK && !cancel_q[rt_i] && err_q[rt_i];
-  assign r_conv     = cancel_q[rt_i] || (spec_q[rt_i] && st_r == ST_ERR);
+  assign r_conv     = cancel_q[rt_i] || (spec_q[rt_i] && terr_q[rt_i]);
   assign r_errph    = r_resolved && r_failed && !h_errd_q;
   assign r_ready    = r_resolved && !r_errph;
   assign r_kind     = r_failed ? EV_WR_ERR : (r_conv ? EV_NO_BUF : rc_kind);
@@ -1620,6 +1629,7 @@ module kite_rx_dma #(
       infl_q     <= '0;
       pend_q     <= '0;
       spec_q     <= '0;
+      terr_q     <= '0;
       todo_q     <= '0;
       fin_q      <= '0;
       cancel_q   <= '0;
@@ -1675,6 +1685,14 @@ module kite_rx_dma #(
       // dispatch below, which may reuse a chain entry).
       if (r_go)
         for (int i = 0; i < NDESC; i++) if (prev_q[i] == rt_i) pv_q[i] <= 1'b0;
+      // Whether a frame's RQ went to ERR after its dispatch, kept beside
+      // the frame: by an older frame's failed write (the ERR phase), or by
+      // a context write. (Reading the RQ's state at the retiring frame's RQ
+      // put two RAM reads behind the record's on the retire's path.) A
+      // later context write out of ERR does not clear it: the frame came
+      // to an RQ in ERR, as the model counts it.
+      for (int i = 0; i < NDESC; i++)
+        if ((r_errph && pq_q[i] == rc_qn) || (cfg_err && pq_q[i] == cfg_qn_i)) terr_q[i] <= 1'b1;
 
       // Dispatch: a new record.
       if (d_go) begin
@@ -1686,6 +1704,7 @@ module kite_rx_dma #(
             infl_q[i]    <= 1'b1;
             pend_q[i]    <= d_ok;
             spec_q[i]    <= haz && d_kind < EV_FILTERED;   // steering drops come first
+            terr_q[i]    <= d_terr;
             todo_q[i]    <= d_ok && dlen_d != '0;
             fin_q[i]     <= !(d_ok && dlen_d != '0);
             cancel_q[i]  <= 1'b0;
@@ -1778,13 +1797,13 @@ module kite_rx_dma #(
       if (r_errph) h_errd_q <= 1'b1;
       if (cqe_valid_o && cqe_ready_i) cqe_sent_q <= 1'b1;
       if (rqci_valid_o && rqci_ready_i) ci_sent_q <= 1'b1;
-      if (r_go) begin
-        for (int i = 0; i < NDESC; i++) begin
-          if (rt_i == DW'(i)) begin
-            infl_q[i] <= 1'b0;
-            pend_q[i] <= 1'b0;
-          end
+      for (int i = 0; i < NDESC; i++) begin
+        if (ret1h[i]) begin
+          infl_q[i] <= 1'b0;
+          pend_q[i] <= 1'b0;
         end
+      end
+      if (r_go) begin
         dq_rd_q    <= dq_rd_q + 1'b1;
         tk_last_q  <= rt_i;
         rel_ptr_q  <= rel_ptr_q + r_beats;

@@ -31,9 +31,10 @@
 // with wr_wait_i 0 (the card's posted writes): the outcomes stay the model's.
 // Then directed rounds: a line taken from another RQ in the cycle the
 // prefetch reads for it (evict_race), and frames that find their ring empty
-// dispatched behind a write that fails (spec_behind_wr_err) or behind a
-// frame being written when the RQ goes to ERR by a context write
-// (ctx_err_behind_write). Then throughput, with and without wr_wait_i.
+// dispatched behind a write that fails (spec_behind_wr_err), then with the
+// RQ reset before they retire (rst_behind_wr_err), or behind a frame being
+// written when a context write puts the RQ in ERR (ctx_err_behind_write).
+// Then throughput, with and without wr_wait_i.
 #include <algorithm>
 #include <deque>
 #include <map>
@@ -187,6 +188,7 @@ struct Bench {
     // Steering drops (kite_rx_steer's verdict on the meta port), in rounds
     // of their own after the others (so the figures stay as they were).
     bool steer_drops = false;
+    uint64_t cqe_hold_until = 0;                // no CQE taken before this cycle
     long spec_behind_err = 0;
     std::deque<RdJob> rd_jobs;
     std::vector<std::pair<std::vector<uint8_t>, std::vector<uint8_t>>> rd_beats;  // current response
@@ -562,7 +564,8 @@ struct Bench {
             m.wr_done_err_i = wr_done_at.front().second;
         }
         m.wr_wait_i = !posted;
-        m.cqe_ready_i = tb::chance(rng, p_ready);
+        const bool cqe_ready = tb::chance(rng, p_ready);
+        m.cqe_ready_i = cqe_ready && clk.cycle >= cqe_hold_until;
         m.rqci_ready_i = tb::chance(rng, p_ready);
     }
 
@@ -947,6 +950,30 @@ struct Bench {
         p_fault = fault;
     }
 
+    // A fresh ring in good memory on a random RQ (1..6) holding one WQE of
+    // one 9100-byte entry, its buffer in the faulting region or not, and
+    // that WQE read: frames after the first find the ring empty.
+    unsigned one_wqe_ring(bool faulting) {
+        const double fault = p_fault, straddle = p_straddle;
+        const unsigned q = tb::rnd(rng, 1, 6);
+        p_fault = p_straddle = 0.0;
+        configure(q, true);
+        p_fault = fault;
+        p_straddle = straddle;
+        ctx::wq_ctx &w = ref.hw.rq[q];
+        std::vector<uint8_t> wqe(size_t(1) << w.log_stride, 0);
+        const uint32_t len = 9100;
+        const uint64_t addr = faulting ? FAULT + tb::rnd(rng, 0, 0x1000)
+                                       : tb::rnd(rng, uint32_t(BUF_LO), uint32_t(BUF_HI - len));
+        std::memcpy(&wqe[0], &addr, 8);
+        std::memcpy(&wqe[8], &len, 4);
+        both_write(w.base + (uint64_t(w.pi & ((1u << w.log_size) - 1)) << w.log_stride), wqe.data(), wqe.size());
+        w.pi++;
+        doorbell(q);
+        for (int i = 0; i < 400; i++) step();   // its read answered
+        return q;
+    }
+
     // A write that fails with frames that take no WQE dispatched behind it:
     // the ring holds only the failing frame's WQE, so the next frames find
     // it empty and go out while that frame is written, speculatively (the
@@ -955,23 +982,7 @@ struct Bench {
     // they retire (r_conv).
     long spec_rounds = 0, spec_conv = 0;
     void spec_behind_wr_err(unsigned n) {
-        const double fault = p_fault, straddle = p_straddle;
-        const unsigned q = tb::rnd(rng, 1, 6);
-        p_fault = p_straddle = 0.0;
-        configure(q, true);                     // an empty ring in good memory
-        p_fault = fault;
-        p_straddle = straddle;
-        ctx::wq_ctx &w = ref.hw.rq[q];
-        // One WQE of one entry, in the faulting region.
-        std::vector<uint8_t> wqe(size_t(1) << w.log_stride, 0);
-        const uint64_t addr = FAULT + tb::rnd(rng, 0, 0x1000);
-        const uint32_t len = 9100;
-        std::memcpy(&wqe[0], &addr, 8);
-        std::memcpy(&wqe[8], &len, 4);
-        both_write(w.base + (uint64_t(w.pi & ((1u << w.log_size) - 1)) << w.log_stride), wqe.data(), wqe.size());
-        w.pi++;
-        doorbell(q);
-        for (int i = 0; i < 400; i++) step();   // its read answered
+        const unsigned q = one_wqe_ring(true);
         const Route to_q = route(q);
         offer(udp_frame(tb::rnd(rng, 1000, 9000)));
         chk.expect(exp_ev.back().kind == 7, "spec round: the model fails the first frame's write (WR_ERR)");
@@ -985,6 +996,36 @@ struct Bench {
         spec_rounds++;
     }
 
+    // A context write out of ERR (RST: the firmware resets the RQ) after a
+    // failed write put it in ERR, while the frames dispatched behind the
+    // failing one have not retired (its error CQE held back): they came to
+    // an RQ in ERR, and each stays the model's NO_BUF under the new state.
+    long rst_rounds = 0, rst_behind = 0;
+    void rst_behind_wr_err(unsigned n) {
+        const unsigned q = one_wqe_ring(true);
+        ctx::wq_ctx &w = ref.hw.rq[q];
+        const Route to_q = route(q);
+        cqe_hold_until = ~uint64_t(0);
+        offer(udp_frame(tb::rnd(rng, 1000, 9000)));
+        chk.expect(exp_ev.back().kind == 7, "RST round: the model fails the first frame's write (WR_ERR)");
+        for (unsigned i = 0; i < n; i++) {
+            offer(udp_frame(tb::rnd(rng, 60, 200)));
+            chk.expect(exp_ev.back().kind == 1, "RST round: the model drops a frame to the RQ in ERR (NO_BUF)");
+        }
+        const long first = meta_sent, ev0 = events;
+        for (unsigned k = 0; k < 100000 && !rq_err_seen[q]; k++) step();
+        chk.expect(rq_err_seen[q] && events == ev0, "RST round: the RQ in ERR, the failed frame not retired");
+        rst_behind += std::max(0L, meta_sent - first - 1);  // dispatched before the ERR phase
+        w.state = kite::spec::wq_state::RST;
+        w.pi = w.ci = 0;
+        cqe_hold_until = clk.cycle + 30;        // the failed frame retires after the write
+        cfg(q, w.state);
+        drain();
+        configure(q, true);
+        compare_round();
+        rst_rounds++;
+    }
+
     // A context write of ERR (the firmware's MODIFY_RQ) while frames to a
     // ring they found empty are dispatched behind one being written,
     // speculatively. A speculative frame's outcome is decided when it
@@ -995,23 +1036,9 @@ struct Bench {
     // dispatched before it, in its cycle and after it.
     long ctx_rounds = 0, ctx_behind = 0, ctx_same_cycle = 0;
     void ctx_err_behind_write(unsigned lead) {
-        const double fault = p_fault, straddle = p_straddle, gap = p_gap, ready = p_ready;
-        const unsigned q = tb::rnd(rng, 1, 6), n = 6;
-        p_fault = p_straddle = 0.0;
-        configure(q, true);                     // an empty ring in good memory
-        p_fault = fault;
-        p_straddle = straddle;
+        const double gap = p_gap, ready = p_ready;
+        const unsigned n = 6, q = one_wqe_ring(false);
         ctx::wq_ctx &w = ref.hw.rq[q];
-        // One WQE of one entry, its buffer in good memory.
-        std::vector<uint8_t> wqe(size_t(1) << w.log_stride, 0);
-        const uint32_t len = 9100;
-        const uint64_t addr = tb::rnd(rng, uint32_t(BUF_LO), uint32_t(BUF_HI - len));
-        std::memcpy(&wqe[0], &addr, 8);
-        std::memcpy(&wqe[8], &len, 4);
-        both_write(w.base + (uint64_t(w.pi & ((1u << w.log_size) - 1)) << w.log_stride), wqe.data(), wqe.size());
-        w.pi++;
-        doorbell(q);
-        for (int i = 0; i < 400; i++) step();   // its read answered
         const Route to_q = route(q);
         p_gap = 0.0;
         p_ready = 0.15;                         // the first frame's writes take a while
@@ -1207,31 +1234,29 @@ int main(int argc, char **argv) {
                        b.stripped > 5,
                    "every outcome exercised");
     }
-    {
-        // Its own generator: the sections above see the draws they saw.
-        tb::Rng vrng(args.seed * 31 + 7);
+    // The directed sections, each on a fresh bench with its own generator:
+    // the sections above see the draws they saw.
+    auto directed = [&](uint64_t salt, auto &&body) {
+        tb::Rng vrng(args.seed * 31 + salt);
         Bench b(chk, vrng);
         b.inject = args.inject;
+        body(b);
+    };
+    directed(7, [](Bench &b) {
         const long ok0 = b.kinds[0];
         for (int lead = -6; lead <= 12; lead++) b.evict_race(lead);
         std::printf("[rx_dma] victim against the prefetch: %ld frames to an RQ without a line, at 19 offsets "
                     "against the prefetch's read for the one evictable line; %ld delivered as the model's\n",
                     b.races, b.kinds[0] - ok0);
-    }
-    {
-        tb::Rng vrng(args.seed * 31 + 11);
-        Bench b(chk, vrng);
-        b.inject = args.inject;
+    });
+    directed(11, [&chk](Bench &b) {
         for (unsigned n = 1; n <= 8; n++) b.spec_behind_wr_err(n);
         std::printf("[rx_dma] frames behind a write that fails, to a ring they find empty: %ld in %ld rounds, "
                     "%ld dispatched before it retired; each NO_BUF as the model's\n",
                     b.spec_conv, b.spec_rounds, b.spec_behind_err);
         chk.expect(b.spec_behind_err > b.spec_rounds, "frames dispatched behind a failing write (speculatively)");
-    }
-    {
-        tb::Rng vrng(args.seed * 31 + 13);
-        Bench b(chk, vrng);
-        b.inject = args.inject;
+    });
+    directed(13, [&chk](Bench &b) {
         for (unsigned lead = 0; lead < 24; lead++) b.ctx_err_behind_write(lead);
         std::printf("[rx_dma] context writes of ERR with frames dispatched behind one being written: %ld rounds, "
                     "%ld frames dispatched before the write, %ld rounds with one in its cycle; each NO_BUF as the "
@@ -1239,7 +1264,14 @@ int main(int argc, char **argv) {
                     b.ctx_rounds, b.ctx_behind, b.ctx_same_cycle);
         chk.expect(b.ctx_behind > b.ctx_rounds && b.ctx_same_cycle > 0,
                    "frames dispatched before and in the cycle of the context write");
-    }
+    });
+    directed(17, [&chk](Bench &b) {
+        for (unsigned n = 1; n <= 8; n++) b.rst_behind_wr_err(n);
+        std::printf("[rx_dma] RQ reset after a failed write, its error CQE held: %ld rounds, %ld frames dispatched "
+                    "behind the failing one before it failed; each NO_BUF as the model's\n",
+                    b.rst_rounds, b.rst_behind);
+        chk.expect(b.rst_behind > b.rst_rounds, "frames dispatched behind the failing write before the reset");
+    });
     // Line rate at 250 MHz: (frame + FCS + preamble and gap) * 8 bits at
     // 100 Gb/s = (size + 24) * 0.02 cycles per frame.
     // 16-byte WQEs (32 per 512-byte read) and the driver's 64-byte stride
