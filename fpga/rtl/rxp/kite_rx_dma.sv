@@ -660,7 +660,9 @@ module kite_rx_dma #(
   logic [15:0]   ln_idx;                    // per line, in turn
   logic [XW-1:0] ln_off;                    // l_a within its read-size block
   logic [16:0]   ln_bnd;
-  logic [16:0]   ln_av, ln_room, ln_m0, ln_m1, ln_min;
+  logic [16:0]   ln_av, ln_room, ln_m1;
+  logic [KW:0]   ln_min;
+  logic          ln_ra, ln_ma, ln_mr, ln_sm, ln_z;
   always_comb begin
     for (int l = 0; l < NLINE; l++) begin
       ln_idx  = lfe_q[l] & 16'((17'd1 << llsz_q[l]) - 1'b1);
@@ -670,13 +672,20 @@ module kite_rx_dma #(
       ln_bnd  = 17'((18'(rdm) - 18'(ln_off)) >> llstr_q[l]);
       l_m1[l] = ln_bnd < lwr_q[l] ? (XW + 1)'(ln_bnd) : (XW + 1)'(lwr_q[l]);
     end
+    // The least of the three (at least 1): each pair compared side by
+    // side, and each one's zero test, so that no compare or zero test
+    // waits for the select of another (a min of a min before did).
     for (int l = 0; l < NLINE; l++) begin
       ln_av   = 17'(lpi_q[l] - lfe_q[l]);
       ln_room = lroom[l];
-      ln_m0   = ln_room < ln_av ? ln_room : ln_av;
       ln_m1   = 17'(lm1_q[l]);
-      ln_min  = ln_m1 < ln_m0 ? ln_m1 : ln_m0;
-      l_n[l]  = ln_min == '0 ? (KW + 1)'(1) : (KW + 1)'(ln_min);
+      ln_ra   = ln_room < ln_av;
+      ln_ma   = ln_m1 < ln_av;
+      ln_mr   = ln_m1 < ln_room;
+      ln_sm   = ln_ra ? ln_mr : ln_ma;
+      ln_min  = (KW + 1)'(ln_sm ? ln_m1 : (ln_ra ? ln_room : ln_av));
+      ln_z    = ln_sm ? ln_m1 == '0 : (ln_ra ? ln_room == '0 : ln_av == '0);
+      l_n[l]  = ln_z ? (KW + 1)'(1) : ln_min;
     end
     // Added per line from registers, so that the pick only enables the
     // write: not the select of its count and the add behind it.
