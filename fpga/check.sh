@@ -5,7 +5,9 @@
 #   tb-fails  the same testbench with --inject must fail (it can detect a mismatch)
 #   synth     yosys synth_xilinx for UltraScale+ (skipped with --quick); the
 #             card top, and the card with its CPU, bottom-up after the blocks
-#             (fpga/syn/synth_card.py)
+#             (fpga/syn/synth_card.py). The syntheses run in the background
+#             from the start, beside the testbenches: from empty caches they
+#             are most of this script's time.
 # then the resource table (Documentation/hw/rtl-resources.rst).
 # Builds and synthesis results are cached by source hash.
 # Usage: fpga/check.sh [--quick] [--seed N] [--only NAME[,NAME...]]
@@ -51,6 +53,36 @@ if [ -n "$only" ]; then
     done
     [ ${#sel[@]} -gt 0 ] || { echo "usage: --only names blocks of fpga/rtl/blocks.list" >&2; exit 2; }
     blocks=("${sel[@]}")
+fi
+
+if [ $quick -eq 0 ]; then
+    # Two synthesis jobs at a time (the machine has 2 cores), started now so
+    # that they share the cores with the testbenches below (which leave one
+    # idle while the card with its CPU runs, for minutes). Each job writes
+    # its exit status next to its log; the results are reported in block
+    # order at the end. The slowest start first (minutes of CPU from empty
+    # caches: txp_lso 11, queue 9, the card top's own logic and its
+    # instances with other parameters 8, rx_dma 5, rx_steer 3, the card with
+    # its CPU 2, rxp 2, the rest 1 or less), so that neither core waits for
+    # one long job at the end.
+    slow=(txp_lso queue card rx_dma rx_steer card_sys rxp)
+    for line in "${blocks[@]}"; do
+        read -r name tmod tbcpp srcs <<<"$line"
+        rank=${#slow[@]}
+        for i in "${!slow[@]}"; do [ "${slow[$i]}" = "$name" ] && rank=$i; done
+        case $name in
+        # The tops' own work only; their sums come after the blocks.
+        card) echo "$rank card.prep python3 fpga/syn/synth_card.py --prepare ${common[*]} $srcs" ;;
+        card_sys) echo "$rank card_sys.prep python3 fpga/syn/synth_card.py --prepare --top kite_card_sys" \
+            "--name card_sys --own kite_card_sys.sv ${common[*]} $srcs" ;;
+        *) echo "$rank $name fpga/syn/synth.sh $name $tmod ${common[*]} $srcs" ;;
+        esac
+    done | sort -s -n -k1,1 | cut -d' ' -f2- >"$logs/synth.jobs"
+    rm -f "$logs"/*.synth.rc
+    # shellcheck disable=SC2016
+    xargs -P 2 -L 1 sh -c 'n=$0; "$@" >"'"$logs"'/$n.synth" 2>&1; echo $? >"'"$logs"'/$n.synth.rc"' \
+        <"$logs/synth.jobs" &
+    synth_pid=$!
 fi
 
 # The cpu testbench also runs the firmware (rv32imac) on the core.
@@ -102,22 +134,8 @@ verilator --lint-only -Wall fpga/rtl/lint.vlt "${common[@]}" \
 result "lint top (kite_top, the U250 board top, with the IP's declared ports)" $st "$logs/top.lint"
 
 if [ $quick -eq 0 ]; then
-    # Two synthesis jobs at a time (the machine has 2 cores); each writes its
-    # exit status next to its log, reported in block order afterwards. The
-    # slowest start first (minutes from empty caches: txp_lso 15, queue 12,
-    # rx_dma 5, rx_steer and rxp 2, the rest 1 or less), so that neither
-    # core waits for one long job at the end.
-    slow=(txp_lso queue rx_dma rx_steer rxp)
-    for line in "${blocks[@]}"; do
-        read -r name tmod tbcpp srcs <<<"$line"
-        case $name in card | card_sys) continue ;; esac
-        rank=${#slow[@]}
-        for i in "${!slow[@]}"; do [ "${slow[$i]}" = "$name" ] && rank=$i; done
-        echo "$rank $name $tmod ${common[*]} $srcs"
-    done | sort -s -n -k1,1 | cut -d' ' -f2- >"$logs/synth.jobs"
-    xargs -P 2 -L 1 sh -c \
-        'n=$0; fpga/syn/synth.sh "$n" "$@" >"'"$logs"'/$n.synth" 2>&1; echo $? >"'"$logs"'/$n.synth.rc"' \
-        <"$logs/synth.jobs"
+    # xargs's status is that of the jobs, each reported below.
+    wait "$synth_pid" || true
     for line in "${blocks[@]}"; do
         read -r name tmod tbcpp srcs <<<"$line"
         if [ "$name" = card ]; then

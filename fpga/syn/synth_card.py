@@ -27,8 +27,13 @@ kite_flash:
 
   synth_card.py --top kite_card_sys --name card_sys --own kite_card_sys.sv FILE...
 
-Usage: synth_card.py [--top T --name N --own FILE,...] FILE...   (the
-sources, as in blocks.list)
+With --prepare it only fills the cache with what is this top's own work
+(its logic, and its instances with other parameters), leaving the blocks
+and the sum to the run without it: fpga/check.sh runs it beside the block
+syntheses, so that neither core waits for the top at the end.
+
+Usage: synth_card.py [--prepare] [--top T --name N --own FILE,...] FILE...
+(the sources, as in blocks.list)
 """
 import argparse
 import functools
@@ -152,6 +157,8 @@ def main():
     ap.add_argument("--top", default=TOP)
     ap.add_argument("--name", default=NAME)
     ap.add_argument("--own", help="comma-separated file names synthesized with the top")
+    ap.add_argument("--prepare", action="store_true",
+                    help="only synthesize the top's logic and its instances with other parameters (cached)")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
     TOP, NAME = a.top, a.name
@@ -178,6 +185,7 @@ def main():
     total = {k: v for k, v in top_cells.items() if re.fullmatch(r"[A-Z][A-Z0-9_]+", k)}
     parts = [{"instance": "(top)", "module": TOP + " own logic",
               "from": ", ".join(sorted(f.removesuffix(".sv") for f in CARD_OWN)), "cells": dict(total)}]
+    prepared = 0
     for module, inst, params in insts:
         if module not in known:
             sys.exit(f"{inst}: black box {module} is not a block of fpga/rtl/blocks.list")
@@ -185,6 +193,8 @@ def main():
         dflt = defaults(module, srcs)
         over = {p: v for p, v in params.items() if not is_default(v, dflt.get(p))}
         if not over:
+            if a.prepare:
+                continue  # the block's own synthesis (fpga/check.sh's job)
             # The block's own result, brought up to date by synth.sh (a cache
             # hit when fpga/check.sh has just synthesized it; with --only card
             # the block's build/rtl/syn copy may be from older sources).
@@ -205,11 +215,17 @@ def main():
             tag = name + "-" + "-".join(f"{p}{sv_value(v)}" for p, v in sorted(over.items()))
             stat = cached_yosys(tag, srcs_abs, script, ["stat.txt"]) / "stat.txt"
             how = f"block {name} with {', '.join(f'{p}={sv_value(v)}' for p, v in sorted(over.items()))}"
+            if a.prepare:
+                prepared += 1
+                continue
         # blocks are flattened: one section, primitive cells only
         c = {k: v for k, v in cells(stat.read_text()).items() if re.fullmatch(r"[A-Z][A-Z0-9_]+", k)}
         for k, v in c.items():
             total[k] = total.get(k, 0) + v
         parts.append({"instance": inst.lstrip("\\"), "module": module, "from": how, "cells": c})
+    if a.prepare:
+        print(f"# {TOP}: its own logic and {prepared} instances with other parameters are synthesized (cached)")
+        return 0
     out = SYN / NAME
     out.mkdir(parents=True, exist_ok=True)
     (out / "parts.json").write_text(json.dumps(parts, indent=1) + "\n")

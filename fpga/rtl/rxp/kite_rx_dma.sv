@@ -88,7 +88,7 @@ module kite_rx_dma #(
   parameter int unsigned ID_W    = 8,
   // Request IDs the card's DMA arbiter routes responses by; the defaults
   // are kite_card's, so the block's own synthesis result is the card's.
-  parameter logic [ID_W-1:0] RD_ID = 8'h40,
+  parameter logic [ID_W-1:0] RD_ID = 8'h80,
   parameter logic [ID_W-1:0] WR_ID = '0
 ) (
   input  logic                  clk_i,
