@@ -714,15 +714,19 @@ module kite_rx_dma #(
   // does not change while the line has reads out). The head request's
   // entry is registered (rs_q: the entry that is the head in the next
   // cycle, taken from the write port when it is written in this one), so
-  // that the answer's decode does not start behind the queue's RAM.
+  // that the answer's decode does not start behind the queue's RAM. The
+  // RAM is read at the entry after the head, which the head becomes when
+  // the answer ends: the end selects, rather than picks the read address
+  // (through the RAM, the answer's last beat into rs_q was 11 LUTs).
   logic [RQ_W-1:0] rdq_wd, rs_q;
-  logic [RW:0]     rdq_nx;
+  logic [RW:0]     rdq_rd1;
   logic            rsp_go, rsp_end;
-  assign rdq_wd = {pf_l_q, pf_slot_q, pf_n_q, pf_addr_q[5:4], sh_of(llstr_q[pf_l_q])};
-  assign rdq_nx = rdq_rd_q + (RW + 1)'(rsp_end);
+  assign rdq_wd  = {pf_l_q, pf_slot_q, pf_n_q, pf_addr_q[5:4], sh_of(llstr_q[pf_l_q])};
+  assign rdq_rd1 = rdq_rd_q + 1'b1;
   always_ff @(posedge clk_i) begin
     if (rd_go) rdq_mem[rdq_wr_q[RW-1:0]] <= rdq_wd;
-    rs_q <= rd_go && rdq_wr_q == rdq_nx ? rdq_wd : rdq_mem[rdq_nx[RW-1:0]];
+    if (rsp_end) rs_q <= rd_go && rdq_wr_q == rdq_rd1 ? rdq_wd : rdq_mem[rdq_rd1[RW-1:0]];
+    else if (rd_go && rdq_wr_q == rdq_rd_q) rs_q <= rdq_wd;
   end
   assign {rs_l, rs_slot, rs_n, rs_a54, rs_sh} = rs_q;
 
@@ -753,6 +757,17 @@ module kite_rx_dma #(
   logic [3:0]    rb_beat_q;                 // saturates: strides over 512 bytes
   logic          rb_err_q;
   logic [4:0]    rs_emask;
+  // Chunk c's place in the ring is chunk_of(sh, slot + c / 2^sh, c mod
+  // 2^sh) = (chunk_of(sh, slot, 0) + c) mod 2^min(CW, KW + sh): one add
+  // behind the request's entry instead of a shift, an add, a shift and an
+  // add behind the chunk's count (the scatter RAM's write address was the
+  // block's deepest path). The banks' rotation is the base's, less a54.
+  // The mod 2^(KW + sh) only matters when the slot wraps inside a read,
+  // which needs a read longer than NWQE WQEs of 16 bytes: rings are 4 KiB
+  // aligned (WQ_ALIGN) and reads end at a multiple of their size.
+  localparam bit SLOT_WRAP = RD_MAX > 16 * NWQE;
+  logic [CW-1:0] rs_base, rs_wmask;
+  logic [1:0]    rs_rot;
   logic [5:0]    ck_c [4];
   logic [4:0]    ck_e [4];
   logic [5:0]    ck_k [4];
@@ -764,12 +779,16 @@ module kite_rx_dma #(
   logic [3:0]    ck_zero, ck_bad;           // length 0 (the list ends), bad lkey
   always_comb begin
     rs_emask = 5'((6'd1 << rs_sh) - 1'b1);
+    rs_base  = chunk_of(rs_sh, rs_slot, 6'd0);
+    rs_wmask = '1;
+    if (SLOT_WRAP && KW + 32'(rs_sh) < CW) rs_wmask = CW'((32'd1 << (KW + 32'(rs_sh))) - 1);
+    rs_rot   = rs_base[1:0] - rs_a54;
     for (int j = 0; j < 4; j++) begin
       ck_c[j]    = {rb_beat_q, 2'(j)} - 6'(rs_a54);
       ck_e[j]    = ck_c[j][4:0] & rs_emask;
       ck_k[j]    = ck_c[j] >> rs_sh;
       ck_slot[j] = rs_slot + KW'(ck_k[j]);
-      ck_ch[j]   = chunk_of(rs_sh, ck_slot[j], 6'(ck_e[j]));
+      ck_ch[j]   = (rs_base + CW'(ck_c[j])) & rs_wmask;
       ck_v[j]    = rd_rsp_keep_i[16*j] && 7'(ck_k[j]) < 7'(rs_n);
       ck_end[j]  = ck_v[j] && ck_e[j] == rs_emask;
       ck_rst[j]  = ck_v[j] && ck_e[j] == '0;
@@ -778,27 +797,6 @@ module kite_rx_dma #(
       ck_gate[j] = ck_v[j] && 32'(ck_e[j]) < MAX_SGE;
       ck_zero[j] = rd_rsp_data_i[128*j + 64 +: 32] == 32'd0;
       ck_bad[j]  = rd_rsp_data_i[128*j + 96 +: 32] != 32'(kite_pkg::LKEY_PHYS);
-    end
-  end
-
-  // Summary writes: per bank (slot mod 4) the WQE ending in this beat, if
-  // any, and the chunk whose reduction it takes. The WQEs ending in a beat
-  // (at most four) have consecutive slots, so at most one chunk matches a
-  // bank: an OR of the matches, not a chain of selects.
-  logic [3:0]          sw_v;
-  logic [KW-3:0]       sw_row [4];
-  logic [1:0]          sw_j [4];
-  logic [3:0]          sw_m [4];
-  always_comb begin
-    for (int b = 0; b < 4; b++) begin
-      sw_row[b] = '0;
-      sw_j[b]   = '0;
-      for (int j = 0; j < 4; j++) begin
-        sw_m[b][j] = ck_end[j] && ck_slot[j][1:0] == 2'(b);
-        sw_row[b] = sw_row[b] | (sw_m[b][j] ? ck_slot[j][KW-1:2] : '0);
-        sw_j[b]   = sw_j[b] | (sw_m[b][j] ? 2'(j) : 2'd0);
-      end
-      sw_v[b] = |sw_m[b];
     end
   end
 
@@ -811,9 +809,8 @@ module kite_rx_dma #(
   logic             ab_v_q, ab_end_q, ab_err_q;
   logic [LW-1:0]    ab_l_q;
   logic [KW:0]      ab_n_q;
-  logic [3:0]       ab_swv_q;
-  logic [KW-3:0]    ab_swrow_q [4];
-  logic [1:0]       ab_swj_q [4];
+  logic [3:0]       ab_cend_q;              // ck_end
+  logic [KW-1:0]    ab_slot_q [4];          // ck_slot
   logic [3:0]       ab_rst_q, ab_gate_q, ab_zero_q, ab_bad_q;
   logic [31:0]      ab_len_q [4];
   logic [SW:0]      rb_nsge_q;
@@ -829,6 +826,29 @@ module kite_rx_dma #(
   logic [SUM_W-1:0] b_sum [4];
   logic [SUM_W-1:0] sw_d [4];
   logic             b_stop;
+  // Summary writes, in stage B from the slots stage A registered (behind
+  // the decode they were the block's deepest path): per bank (slot mod 4)
+  // the WQE ending in the beat, if any, and the chunk whose reduction it
+  // takes. The WQEs ending in a beat (at most four) have consecutive
+  // slots, so at most one chunk matches a bank: an OR of the matches, not
+  // a chain of selects.
+  logic [3:0]          sw_v;
+  logic [KW-3:0]       sw_row [4];
+  logic [1:0]          sw_j [4];
+  logic [3:0]          sw_m [4];
+  always_comb begin
+    for (int b = 0; b < 4; b++) begin
+      sw_row[b] = '0;
+      sw_j[b]   = '0;
+      for (int j = 0; j < 4; j++) begin
+        sw_m[b][j] = ab_cend_q[j] && ab_slot_q[j][1:0] == 2'(b);
+        sw_row[b] = sw_row[b] | (sw_m[b][j] ? ab_slot_q[j][KW-1:2] : '0);
+        sw_j[b]   = sw_j[b] | (sw_m[b][j] ? 2'(j) : 2'd0);
+      end
+      sw_v[b] = |sw_m[b];
+    end
+  end
+
   assign rb_cap = rb_clr_q ? '0 : rb_cap_q;
   always_comb begin
     // The list's end within the beat, restarting at each entry 0.
@@ -860,7 +880,7 @@ module kite_rx_dma #(
       else if (rb_stop_q) b_sum[j] = {rb_nsge_q, b_cap[j], rb_bad_q};
       else b_sum[j] = {rb_nsge_q + (SW + 1)'(b_cnt[j]), b_cap[j], rb_bad_q || b_bad[j]};
     end
-    for (int b = 0; b < 4; b++) sw_d[b] = b_sum[ab_swj_q[b]];
+    for (int b = 0; b < 4; b++) sw_d[b] = b_sum[sw_j[b]];
     b_stop = b_st || (b_cont[3] && rb_stop_q);
   end
 
@@ -872,7 +892,7 @@ module kite_rx_dma #(
   for (genvar b = 0; b < 4; b++) begin : g_sge
     logic [95:0]   mem [ROWS];
     logic [1:0]    j;
-    assign j = 2'(b) - ck_ch[0][1:0];       // chunks are consecutive
+    assign j = 2'(b) - rs_rot;              // chunks are consecutive
     always_ff @(posedge clk_i) begin
       if (rsp_go && ck_v[j] && 32'(ck_e[j]) < MAX_SGE)
         mem[{rs_l, ck_ch[j][CW-1:2]}] <= {rd_rsp_data_i[128*j + 64 +: 32],
@@ -949,7 +969,7 @@ module kite_rx_dma #(
     for (genvar b = 0; b < 4; b++) begin : g_bank
       logic [SUM_W-1:0] mem [NWQE/4];
       always_ff @(posedge clk_i)
-        if (ab_v_q && ab_swv_q[b] && ab_l_q == LW'(l)) mem[ab_swrow_q[b]] <= sw_d[b];
+        if (ab_v_q && sw_v[b] && ab_l_q == LW'(l)) mem[sw_row[b]] <= sw_d[b];
       assign sum_rd[b] = mem[row];
       // Bank 0's copy for the row after: as a second read port of mem,
       // yosys merges the two reads into one at a selected address, and
@@ -957,7 +977,7 @@ module kite_rx_dma #(
       if (b == 0) begin : g_nr
         logic [SUM_W-1:0] nr [NWQE/4];
         always_ff @(posedge clk_i)
-          if (ab_v_q && ab_swv_q[b] && ab_l_q == LW'(l)) nr[ab_swrow_q[b]] <= sw_d[b];
+          if (ab_v_q && sw_v[b] && ab_l_q == LW'(l)) nr[sw_row[b]] <= sw_d[b];
         assign sum_nr = nr[row + 1'b1];
       end
     end
@@ -1462,14 +1482,13 @@ module kite_rx_dma #(
       ab_err_q  <= 1'b0;
       ab_l_q    <= '0;
       ab_n_q    <= '0;
-      ab_swv_q  <= '0;
+      ab_cend_q <= '0;
       ab_rst_q  <= '0;
       ab_gate_q <= '0;
       ab_zero_q <= '0;
       ab_bad_q  <= '0;
       for (int j = 0; j < 4; j++) begin
-        ab_swrow_q[j] <= '0;
-        ab_swj_q[j]   <= '0;
+        ab_slot_q[j]  <= '0;
         ab_len_q[j]   <= '0;
       end
       for (int l = 0; l < NLINE; l++) begin
@@ -1539,7 +1558,7 @@ module kite_rx_dma #(
         rb_err_q <= rb_err_q || rd_rsp_err_i;
       end
       if (rsp_end) begin
-        rdq_rd_q  <= rdq_rd_q + 1'b1;
+        rdq_rd_q  <= rdq_rd1;
         rb_beat_q <= '0;
         rb_err_q  <= 1'b0;
       end
@@ -1549,14 +1568,13 @@ module kite_rx_dma #(
         ab_err_q  <= rb_err_q || rd_rsp_err_i;
         ab_l_q    <= rs_l;
         ab_n_q    <= rs_n;
-        ab_swv_q  <= sw_v;
+        ab_cend_q <= ck_end;
         ab_rst_q  <= ck_rst;
         ab_gate_q <= ck_gate;
         ab_zero_q <= ck_zero;
         ab_bad_q  <= ck_bad;
         for (int j = 0; j < 4; j++) begin
-          ab_swrow_q[j] <= sw_row[j];
-          ab_swj_q[j]   <= sw_j[j];
+          ab_slot_q[j]  <= ck_slot[j];
           ab_len_q[j]   <= rd_rsp_data_i[128*j + 64 +: 32];
         end
       end
