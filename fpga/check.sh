@@ -55,6 +55,9 @@ if [ -n "$only" ]; then
     blocks=("${sel[@]}")
 fi
 
+# The card with its control CPU is synthesized as the card is, over it.
+card_sys_syn=(--top kite_card_sys --name card_sys --own kite_card_sys.sv)
+
 if [ $quick -eq 0 ]; then
     # Two synthesis jobs at a time (the machine has 2 cores), started now so
     # that they share the cores with the testbenches below (which leave one
@@ -73,8 +76,7 @@ if [ $quick -eq 0 ]; then
         case $name in
         # The tops' own work only; their sums come after the blocks.
         card) echo "$rank card.prep python3 fpga/syn/synth_card.py --prepare ${common[*]} $srcs" ;;
-        card_sys) echo "$rank card_sys.prep python3 fpga/syn/synth_card.py --prepare --top kite_card_sys" \
-            "--name card_sys --own kite_card_sys.sv ${common[*]} $srcs" ;;
+        card_sys) echo "$rank card_sys.prep python3 fpga/syn/synth_card.py --prepare ${card_sys_syn[*]} ${common[*]} $srcs" ;;
         *) echo "$rank $name fpga/syn/synth.sh $name $tmod ${common[*]} $srcs" ;;
         esac
     done | sort -s -n -k1,1 | cut -d' ' -f2- >"$logs/synth.jobs"
@@ -151,8 +153,7 @@ if [ $quick -eq 0 ]; then
             # The card with its control CPU: the same way, over the card's result.
             st=0
             # shellcheck disable=SC2086
-            python3 fpga/syn/synth_card.py --top kite_card_sys --name card_sys --own kite_card_sys.sv \
-                "${common[@]}" $srcs >"$logs/card_sys.synth" 2>&1 || st=$?
+            python3 fpga/syn/synth_card.py "${card_sys_syn[@]}" "${common[@]}" $srcs >"$logs/card_sys.synth" 2>&1 || st=$?
             result "synth card_sys (bottom-up: kite_card, kite_cpu_sys, kite_cpu_io, kite_flash)" $st "$logs/card_sys.synth"
             continue
         fi

@@ -214,10 +214,10 @@ def main():
                       f"synth_xilinx -family xcup -top {module} -flatten -noiopad -noclkbuf; tee -q -o stat.txt stat")
             tag = name + "-" + "-".join(f"{p}{sv_value(v)}" for p, v in sorted(over.items()))
             stat = cached_yosys(tag, srcs_abs, script, ["stat.txt"]) / "stat.txt"
-            how = f"block {name} with {', '.join(f'{p}={sv_value(v)}' for p, v in sorted(over.items()))}"
             if a.prepare:
                 prepared += 1
                 continue
+            how = f"block {name} with {', '.join(f'{p}={sv_value(v)}' for p, v in sorted(over.items()))}"
         # blocks are flattened: one section, primitive cells only
         c = {k: v for k, v in cells(stat.read_text()).items() if re.fullmatch(r"[A-Z][A-Z0-9_]+", k)}
         for k, v in c.items():
