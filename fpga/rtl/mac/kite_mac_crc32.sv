@@ -46,23 +46,30 @@ module kite_mac_crc32 #(
 
   // The CRC is linear over GF(2): each result bit is the XOR of the input
   // bits its mask selects. The masks are computed at elaboration from the
-  // bit-serial definition (step), so every result bit is written as one
-  // reduction XOR, which synthesis builds as a balanced tree. (Written as the
+  // bit-serial definition, so every result bit is written as one reduction
+  // XOR, which synthesis builds as a balanced tree. (Written as the
   // bit-serial loop on the signals themselves, yosys kept the unrolled chain:
-  // 170 logic levels from stage A to stage B.)
-  function automatic logic [31:0] step(input logic [31:0] c);
-    step = {1'b0, c[31:1]} ^ (c[0] ? POLY : 32'd0);
-  endfunction
-
+  // 170 logic levels from stage A to stage B.) One step (the state shifted
+  // right, POLY added when bit 0 leaves) is written out where it is used,
+  // not called: yosys evaluates constant functions on their syntax tree, and
+  // a call per step made reading this file take a minute of CPU.
+  //
   // Masks of the data term over data bits 0..n-1 (bit 0 first, the state
   // starting at 0): bit j's mask is at [DATA_W*j +: DATA_W]. Data bit i adds
-  // POLY, advanced by the n-1-i steps that follow it.
+  // POLY, advanced by the n-1-i steps that follow it. Each row is built in
+  // its own variable: writing single bits of the whole result costs yosys
+  // its full width each time.
   function automatic logic [32*DATA_W-1:0] data_masks(input int n);
-    logic [31:0] col;
-    col = POLY;
-    for (int i = DATA_W - 1; i >= 0; i--) begin
-      for (int j = 0; j < 32; j++) data_masks[DATA_W*j + i] = i < n && col[j];
-      if (i < n) col = step(col);
+    logic [31:0]       col;
+    logic [DATA_W-1:0] row;
+    for (int j = 0; j < 32; j++) begin
+      row = '0;
+      col = POLY;
+      for (int i = n - 1; i >= 0; i--) begin
+        row[i] = col[j];
+        col = {1'b0, col[31:1]} ^ (col[0] ? POLY : 32'd0);
+      end
+      data_masks[DATA_W*j +: DATA_W] = row;
     end
   endfunction
 
@@ -72,7 +79,7 @@ module kite_mac_crc32 #(
     state_masks = '0;
     for (int k = 0; k < 32; k++) begin
       col = 32'd1 << k;
-      for (int i = 0; i < n; i++) col = step(col);
+      for (int i = 0; i < n; i++) col = {1'b0, col[31:1]} ^ (col[0] ? POLY : 32'd0);
       for (int j = 0; j < 32; j++) state_masks[32*j + k] = col[j];
     end
   endfunction
@@ -87,6 +94,10 @@ module kite_mac_crc32 #(
 
   localparam logic [32*DATA_W-1:0] G_MASK = data_masks(DATA_W);   // a full beat's data
   localparam logic [32*32-1:0]     F_MASK = state_masks(DATA_W);  // a full beat's state
+
+  function automatic logic [32*DATA_W-1:0] tail_masks(input int n);
+    for (int j = 0; j < 32; j++) tail_masks[DATA_W*j +: DATA_W] = G_MASK[DATA_W*j +: DATA_W] >> (DATA_W - n);
+  endfunction
 
   // ------------------------------------------------------------ stage A
   // Register the beat; count its bytes; mark the first beat of each frame.
@@ -190,7 +201,9 @@ module kite_mac_crc32 #(
 
   for (genvar k = 0; k < NT; k++) begin : g_tail
     localparam int unsigned CH = NB >> (k + 1);  // chunk bytes
-    localparam logic [32*DATA_W-1:0] TD_MASK = data_masks(8 * CH);
+    // The chunk's bit i is followed by as many steps as the full beat's
+    // bit i + DATA_W - 8 * CH: its masks are the beat's, shifted down.
+    localparam logic [32*DATA_W-1:0] TD_MASK = tail_masks(8 * CH);
     localparam logic [32*32-1:0]     TS_MASK = state_masks(8 * CH);
     logic [31:0]      st_in, st_out;
     logic [DATA_W-1:0] d_in;

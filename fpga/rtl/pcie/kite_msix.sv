@@ -149,7 +149,9 @@ module kite_msix #(
   // ---------------------------------------------------------------- the pick
   typedef enum logic [1:0] {S_IDLE, S_READ, S_SEND, S_WAIT} state_e;
   state_e          state_q;
-  logic [EW-1:0]   rr_q;                      // the entry last sent
+  // An index, not an FSM: yosys's fsm pass would recode it (a minute of
+  // CPU for 256 states, and no better logic). So for infl_q.
+  (* fsm_encoding = "none" *) logic [EW-1:0] rr_q;  // the entry last sent
   logic [NENT-1:0] dlv;
   logic [EW-1:0]   sel;
   logic            any, look;
@@ -227,9 +229,10 @@ module kite_msix #(
   assign r_idx  = ent_idx(msix_fn_i, msix_vector_i);
 
   // ---------------------------------------------------------------- message in flight
-  logic [EW-1:0]   infl_q;                    // its entry
+  (* fsm_encoding = "none" *) logic [EW-1:0] infl_q;  // its entry
   logic [FN_W-1:0] infl_fn_q;
   logic            stale_q;                   // its function had an FLR since issue
+  logic [NFX-1:0]  flr_q;                     // last cycle's FLRs
   logic            live_rd_q;                 // the entry read was written since reset
   logic            fail_set;
   assign fail_set = state_q == S_WAIT && cfg_interrupt_msi_fail_i && !stale_q;
@@ -259,6 +262,7 @@ module kite_msix #(
       infl_q    <= '0;
       infl_fn_q <= '0;
       stale_q   <= 1'b0;
+      flr_q     <= '0;
       live_rd_q <= 1'b0;
       drop_o    <= 1'b0;
       cfg_interrupt_msix_address_o        <= '0;
@@ -269,14 +273,18 @@ module kite_msix #(
       pend_q <= pend_d;
       live_q <= live_d;
       drop_o <= r_drop;
+      // An FLR in the issue cycle is caught in S_READ, from flr_q: stale_q
+      // is first read in S_WAIT, and the pick's result stays off this path.
+      flr_q <= flr_x;
       if (state_q != S_IDLE && flr_x[infl_fn_q]) stale_q <= 1'b1;
+      if (state_q == S_READ && flr_q[infl_fn_q]) stale_q <= 1'b1;
       unique case (state_q)
         S_IDLE:
           if (look) begin
             state_q   <= S_READ;
             infl_q    <= sel;
             infl_fn_q <= ent_fn(sel);
-            stale_q   <= flr_x[ent_fn(sel)];
+            stale_q   <= 1'b0;
             live_rd_q <= live_q[sel];
             rr_q      <= sel;
           end

@@ -19,8 +19,12 @@ namespace tb {
 // Command line shared by every testbench:
 //   --seed N     random seed (default 1; printed so failures reproduce)
 //   --inject     corrupt one expected value: the run must then fail. check.sh
-//                uses it to prove each testbench can detect a mismatch.
+//                uses it to prove each testbench can detect a mismatch, and
+//                needs no more than the exit status: the run stops at its
+//                first failure (the rest would cost as much as the real run).
 //   --n N        random iterations
+inline bool stop_at_first_fail = false;
+
 struct Args {
     uint64_t seed = 1;
     bool inject = false;
@@ -29,7 +33,7 @@ struct Args {
         for (int i = 1; i < argc; i++) {
             std::string_view a = argv[i];
             if (a == "--seed" && i + 1 < argc) seed = std::strtoull(argv[++i], nullptr, 0);
-            else if (a == "--inject") inject = true;
+            else if (a == "--inject") inject = stop_at_first_fail = true;
             else if (a == "--n" && i + 1 < argc) n = std::strtol(argv[++i], nullptr, 0);
         }
     }
@@ -49,6 +53,10 @@ struct Checker {
                 std::fprintf(stderr, "[%s] FAIL: ", name.c_str());
                 std::fprintf(stderr, fmt, a...);
                 std::fputc('\n', stderr);
+            }
+            if (stop_at_first_fail) {
+                std::fprintf(stderr, "[%s] stopped at the first failure (--inject)\n", name.c_str());
+                std::exit(finish());
             }
         }
         return ok;

@@ -83,6 +83,8 @@ struct Ref {
     long reqs = 0, dropped = 0, new_pend = 0, coalesced = 0, issued = 0, sent = 0, failed = 0, repend = 0,
          flr_cleared = 0, flrs = 0;
     long same_cycle = 0, fail_stale = 0, fail_merged = 0, wr_in_flight = 0;  // corner cases reached
+    long fail_stale_issue = 0;     // of fail_stale, the FLR in the issue cycle
+    bool stale_issue = false;
     std::array<long, NENT> msgs{};
     std::array<long, NENT> dlv_since{};
     long max_wait = 0;
@@ -172,7 +174,7 @@ struct Ref {
             x.pend = false;
             busy = true;
             infl = *sel;
-            stale = flr >> ent_fn(*sel) & 1;
+            stale = stale_issue = flr >> ent_fn(*sel) & 1;
             issued_at = c;
             rr = (*sel + 1) % NENT;
             issued++;
@@ -209,6 +211,7 @@ struct Ref {
                 failed++;
                 if (stale) {
                     fail_stale++;
+                    fail_stale_issue += stale_issue;
                 } else if (e[infl].pend) {
                     fail_merged++;
                 } else {
@@ -359,6 +362,8 @@ struct Bench {
             if (tb::chance(rng, 0.2)) flr |= 1u << tb::rnd(rng, 0, NVF);
         }
         if (rnd_flr && ref.busy && tb::chance(rng, 0.002)) flr |= 1u << ent_fn(ref.infl);  // under a message
+        if (rnd_flr && !ref.busy && tb::chance(rng, 0.02))  // in a message's issue cycle
+            if (const auto s = ref.pick()) flr |= 1u << ent_fn(*s);
         if (rnd_core && tb::chance(rng, 0.003)) {
             int f = int(tb::rnd(rng, 0, NVF));
             if (tb::chance(rng, 0.5)) set_fn(f, tb::chance(rng, 0.8), f == 0 ? pf_mask[0] : vf_mask[f - 1]);
@@ -541,9 +546,11 @@ int main(int argc, char **argv) {
     std::printf("[msix] messages %ld: %ld sent, %ld failed (%ld set pending again); %ld pending cleared by FLR, "
                 "%d pending now; longest deliverable wait %ld cycles\n",
                 r.issued, r.sent, r.failed, r.repend, r.flr_cleared, r.pending(), r.max_wait);
-    std::printf("[msix] corner cases: %ld requests in their vector's issue cycle, %ld fails after an FLR, %ld fails "
-                "of a vector pending again, %ld table writes to the entry in flight\n",
-                r.same_cycle, r.fail_stale, r.fail_merged, r.wr_in_flight);
+    std::printf("[msix] corner cases: %ld requests in their vector's issue cycle, %ld fails after an FLR (%ld of "
+                "them in the issue cycle), %ld fails of a vector pending again, %ld table writes to the entry in "
+                "flight\n",
+                r.same_cycle, r.fail_stale, r.fail_stale_issue, r.fail_merged, r.wr_in_flight);
+    chk.expect(r.fail_stale_issue > 0, "no fail after an FLR in its message's issue cycle");
 
     // Final: everything enabled and unmasked; every pending vector is sent.
     b.rnd_traffic = b.rnd_core = b.rnd_flr = false;
