@@ -1598,10 +1598,15 @@ module kite_rx_dma #(
       end
 
       // Consumption: a PROT_ERR WQE at dispatch, a delivering one once its
-      // last entry is read (its slot must not be refilled before).
+      // last entry is read (its slot must not be refilled before). lci
+      // moves by 0, 1 or 2: the sums come from the register alone and the
+      // dispatch's decode, the deepest input here, only selects one.
       for (int l = 0; l < NLINE; l++) begin
-        lci_q[l] <= lci_q[l] + 16'(d_go && d_kind == EV_PROT_ERR && h == LW'(l)) +
-                    16'(wr_go && sg_last && sg_l_q == LW'(l));
+        case ({d_go && d_kind == EV_PROT_ERR && h == LW'(l), wr_go && sg_last && sg_l_q == LW'(l)})
+          2'b11:        lci_q[l] <= lci_q[l] + 16'd2;
+          2'b10, 2'b01: lci_q[l] <= lci_q[l] + 16'd1;
+          default:      ;
+        endcase
         if (d_consume && h == LW'(l)) ldc_q[l] <= ldc_q[l] + 1'b1;
       end
       if (d_ok) begin

@@ -30,7 +30,8 @@
 // before a frame takes the first failed WQE), and the writes cannot fail
 // with wr_wait_i 0 (the card's posted writes): the outcomes stay the model's.
 // Then directed rounds: a line taken from another RQ in the cycle the
-// prefetch reads for it (evict_race), and frames that find their ring empty
+// prefetch reads for it (evict_race), protection errors in a row on one RQ
+// (prot_err_run), and frames that find their ring empty
 // dispatched behind a write that fails (spec_behind_wr_err), then with the
 // RQ reset before they retire (rst_behind_wr_err), or behind a frame being
 // written when a context write puts the RQ in ERR (ctx_err_behind_write).
@@ -152,6 +153,7 @@ struct Bench {
     Host rtl;                                  // the RTL's host memory
     bool inject = false;
     bool posted = false;   // wr_wait_i 0, and no buffer in the faulting region (writes cannot fail)
+    bool all_bad_keys = false;  // post(): every WQE with a bad lkey (prot_err_run)
     double p_gap = 0.2, p_ready = 0.8;
     // The random rounds' WQE read latency. From 1: an answer can start the
     // cycle after its request is taken (kite_rx_dma registers the head
@@ -313,12 +315,13 @@ struct Bench {
     }
 
     // (Re)creates RQ q: RST then RDY (q 7 stays in RST: not ready, unless @all_ready).
-    void configure(unsigned q, bool fresh, bool all_ready = false) {
+    // (lsz, lstr: the ring's log2 size and stride when non-zero, else random.)
+    void configure(unsigned q, bool fresh, bool all_ready = false, unsigned lsz = 0, unsigned lstr = 0) {
         ctx::wq_ctx &w = ref.hw.rq[q];
         if (fresh) {
             replacing(w);
-            const unsigned lsz = tb::rnd(rng, 1, 6), lstr = tb::rnd(rng, 4, 9);
-            eth_ring(q, lsz, lstr, 0x40000 + uint64_t(q) * 0x8000);
+            const unsigned rsz = tb::rnd(rng, 1, 6), rstr = tb::rnd(rng, 4, 9);
+            eth_ring(q, lsz ? lsz : rsz, lstr ? lstr : rstr, 0x40000 + uint64_t(q) * 0x8000);
             w.flags = uint8_t((tb::chance(rng, 0.7) ? create_wq_in::FLAGS_VLAN_STRIP : 0) |
                               (q % 2 ? create_wq_in::FLAGS_RX_FCS : 0));  // odd RQs keep the FCS
             if (tb::chance(rng, p_fault) || (q == 6 && !rq_err_seen[0])) w.base = FAULT + uint64_t(q) * 0x8000;  // WQE reads fail
@@ -384,7 +387,7 @@ struct Bench {
                     }
                     chk.expect(!shared(q, addr, len), "a buffer not posted on another RQ");
                     live.push_back({q, w.pi, addr, len});
-                    if (tb::chance(rng, 0.02)) lkey = tb::rnd(rng, 1, 0xffffffff);
+                    if (all_bad_keys || tb::chance(rng, 0.02)) lkey = tb::rnd(rng, 1, 0xffffffff);
                     if (i == nsge - 1 && tb::chance(rng, 0.02) && !posted) addr = FAULT + tb::rnd(rng, 0, 0x1000);
                 } else if (i > nsge) {
                     continue;  // beyond the terminator: junk
@@ -950,6 +953,34 @@ struct Bench {
         p_fault = fault;
     }
 
+    // Protection errors in a row on one RQ, several rings' worth, the
+    // others' rings empty (its line is never taken): a PROT_ERR WQE is
+    // consumed at dispatch, and unless the line's lci moves with it the
+    // prefetch stops once the line's window (32 WQEs of 512 bytes) is full
+    // of consumed WQEs (the drain check fails).
+    long prot_frames = 0;
+    void prot_err_run(unsigned batches) {
+        const double fault = p_fault, straddle = p_straddle;
+        const unsigned q = tb::rnd(rng, 1, 6);
+        p_fault = p_straddle = 0.0;
+        configure(q, true, false, 6, 9);  // 64 WQEs of 512 bytes
+        p_fault = fault;
+        p_straddle = straddle;
+        const Route to_q = route(q);
+        ctx::wq_ctx &w = ref.hw.rq[q];
+        all_bad_keys = true;
+        for (unsigned b = 0; b < batches; b++) {
+            post(q, 1u << w.log_size);
+            for (unsigned i = uint16_t(w.pi - w.ci); i; i--) {
+                offer(udp_frame(60));
+                prot_frames += exp_ev.back().kind == 6;  // else OVERSIZE: a WQE's entries under 60 bytes
+            }
+            drain();
+            compare_round();
+        }
+        all_bad_keys = false;
+    }
+
     // A fresh ring in good memory on a random RQ (1..6) holding one WQE of
     // one 9100-byte entry, its buffer in the faulting region or not, and
     // that WQE read: frames after the first find the ring empty.
@@ -1248,6 +1279,13 @@ int main(int argc, char **argv) {
         std::printf("[rx_dma] victim against the prefetch: %ld frames to an RQ without a line, at 19 offsets "
                     "against the prefetch's read for the one evictable line; %ld delivered as the model's\n",
                     b.races, b.kinds[0] - ok0);
+    });
+    directed(19, [&chk](Bench &b) {
+        for (int r = 0; r < 4; r++) b.prot_err_run(3);
+        std::printf("[rx_dma] protection errors in a row on one RQ (64 WQEs of 512 bytes), its ring refilled 3 "
+                    "times, 4 rounds: %ld PROT_ERR frames as the model's\n",
+                    b.prot_frames);
+        chk.expect(b.prot_frames >= 4 * 40, "protection errors in a row, more than a line's window each time");
     });
     directed(11, [&chk](Bench &b) {
         for (unsigned n = 1; n <= 8; n++) b.spec_behind_wr_err(n);
