@@ -15,8 +15,8 @@ all: model kernel fabric
 
 help:
 	@echo "make demo        boot two emulated hosts with Kite cards, show link, ping, iperf3"
-	@echo "make test        build everything stale and run the test suites (~30-45 min fresh)"
-	@echo "make cosim       the RTL card through the card ABI and in a VM against a model card (~2 min)"
+	@echo "make test        build everything stale and run the test suites (~70 min fresh, ~30 warm)"
+	@echo "make cosim       the RTL card through the card ABI and in a VM against a model card (~2-6 min)"
 	@echo "make bench       benchmarks: Kite vs virtio-net/e1000e and vs rdma_rxe (not tests, ~10-12 min)"
 	@echo "make test-6.12   the VM suites on Debian's 6.12 kernel"
 	@echo "make selftests   the kernel's own NIC selftests (6.12 guest) against Kite"
@@ -94,7 +94,8 @@ bench: model kernel fabric qemu images
 
 # Co-simulation of the Verilated card (fpga/cosim): the card-ABI scenarios
 # and the VM test (kite.ko on the RTL card against a model card), ~2 minutes
-# with the library cached, plus ~4 to build it. Both are also in make test.
+# with the library cached, plus ~4 to build it. Not in make test (its time
+# on a fresh machine): run it after changing fpga/rtl or fpga/cosim.
 cosim:
 	@python3 tests/run.py rtl-card-abi vm-cosim
 
