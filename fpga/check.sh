@@ -64,11 +64,11 @@ if [ $quick -eq 0 ]; then
     # idle while the card with its CPU runs, for minutes). Each job writes
     # its exit status next to its log; the results are reported in block
     # order at the end. The slowest start first (minutes of CPU from empty
-    # caches: txp_lso 11, queue 9, the card top's own logic and its
-    # instances with other parameters 8, rx_dma 5, rx_steer 3, the card with
-    # its CPU 2, rxp 2, the rest 1 or less), so that neither core waits for
-    # one long job at the end.
-    slow=(txp_lso queue card rx_dma rx_steer card_sys rxp)
+    # caches, measured 2026-12-07: txp_lso 13, queue 12, the card top's own
+    # logic and its instances with other parameters 6, rx_dma 5, rxp 2,
+    # rx_steer 1.4, pcie 1.3, the rest 1 or less), so that neither core
+    # waits for one long job at the end.
+    slow=(txp_lso queue card rx_dma rxp rx_steer pcie)
     for line in "${blocks[@]}"; do
         read -r name tmod tbcpp srcs <<<"$line"
         rank=${#slow[@]}

@@ -953,6 +953,18 @@ struct Bench {
         p_fault = fault;
     }
 
+    // A fresh ring in good memory (its WQE reads cannot fail) on a random
+    // RQ, 1..6; lsz, lstr as configure().
+    unsigned good_ring(unsigned lsz = 0, unsigned lstr = 0) {
+        const double fault = p_fault, straddle = p_straddle;
+        const unsigned q = tb::rnd(rng, 1, 6);
+        p_fault = p_straddle = 0.0;
+        configure(q, true, false, lsz, lstr);
+        p_fault = fault;
+        p_straddle = straddle;
+        return q;
+    }
+
     // Protection errors in a row on one RQ, several rings' worth, the
     // others' rings empty (its line is never taken): a PROT_ERR WQE is
     // consumed at dispatch, and unless the line's lci moves with it the
@@ -960,12 +972,7 @@ struct Bench {
     // of consumed WQEs (the drain check fails).
     long prot_frames = 0;
     void prot_err_run(unsigned batches) {
-        const double fault = p_fault, straddle = p_straddle;
-        const unsigned q = tb::rnd(rng, 1, 6);
-        p_fault = p_straddle = 0.0;
-        configure(q, true, false, 6, 9);  // 64 WQEs of 512 bytes
-        p_fault = fault;
-        p_straddle = straddle;
+        const unsigned q = good_ring(6, 9);  // 64 WQEs of 512 bytes
         const Route to_q = route(q);
         ctx::wq_ctx &w = ref.hw.rq[q];
         all_bad_keys = true;
@@ -985,12 +992,7 @@ struct Bench {
     // one 9100-byte entry, its buffer in the faulting region or not, and
     // that WQE read: frames after the first find the ring empty.
     unsigned one_wqe_ring(bool faulting) {
-        const double fault = p_fault, straddle = p_straddle;
-        const unsigned q = tb::rnd(rng, 1, 6);
-        p_fault = p_straddle = 0.0;
-        configure(q, true);
-        p_fault = fault;
-        p_straddle = straddle;
+        const unsigned q = good_ring();
         ctx::wq_ctx &w = ref.hw.rq[q];
         std::vector<uint8_t> wqe(size_t(1) << w.log_stride, 0);
         const uint32_t len = 9100;
